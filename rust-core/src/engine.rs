@@ -1,0 +1,765 @@
+//! The engine: one scheduler instance's state, fed by host events, answering node updates.
+//!
+//! The engine owns jobs, nodes, the current [`Plan`] and the assignment index. Hosts (the JNI
+//! shims, the C ABI, the simulator) call it with events stamped with the host's time; it never
+//! reads a clock for scheduling decisions.
+//!
+//! Data flow: events ([`Engine::submit`], [`Engine::task_started`], [`Engine::task_finished`], ...)
+//! update state; [`Engine::tick`] re-plans when an epoch has passed (and arrivals and departures
+//! re-plan at once when `replan_on_events`); [`Engine::node_update`] answers a heartbeat from the
+//! current plan.
+//!
+//! **The assignment layer** (FLEX appendix A.1): a free slot goes to the runnable job that is most
+//! under-allocated relative to its target (`running / target` smallest, ties by plan rank); when
+//! no job is under target, spare slots go to runnable jobs in plan order (work conservation).
+//! Map slots obey delay scheduling: a job may skip `node_locality_delay` offers waiting for a
+//! node-local slot, then `rack_locality_delay` more for rack-local, before taking any slot.
+//!
+//! **Hot path invariant:** `node_update` never re-plans and allocates only when a `BTreeSet`
+//! node splits; it is `O(k log n)` for `k` choices over `n` indexed (job, phase) entries.
+
+use std::collections::BTreeSet;
+use std::time::Instant;
+
+use serde::Serialize;
+
+use crate::config::EngineConfig;
+use crate::error::{Error, Result};
+use crate::model::{JobId, JobSpec, JobState, JobStatus, Locality, NodeId, Phase, Time};
+use crate::policies;
+use crate::policy::{Admission, ClusterView, Plan, Policy, PoolMode, Snapshot};
+
+/// One entry of a node-update answer: offer up to `count` tasks of `job`'s `phase` on the node,
+/// at locality no worse than `locality`. The host walks choices in order until the node is full;
+/// choices beyond the free slots are fallbacks for restricted-locality offers that may not fit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Choice {
+    /// The job.
+    pub job: JobId,
+    /// The phase.
+    pub phase: Phase,
+    /// Most tasks to launch from this choice.
+    pub count: u32,
+    /// Worst acceptable locality.
+    pub locality: Locality,
+}
+
+/// A worker node as the engine tracks it.
+#[derive(Clone, Debug, Serialize)]
+pub struct NodeState {
+    /// Engine id.
+    pub id: NodeId,
+    /// Host name.
+    pub name: String,
+    /// Rack name.
+    pub rack: String,
+    /// Slots per phase (shared mode: all in `[0]`).
+    pub capacity: [u32; 2],
+    /// Tasks running per phase, from task events.
+    pub running: [u32; 2],
+    /// False once removed.
+    pub alive: bool,
+}
+
+/// Counters for observability and benchmarks.
+#[derive(Clone, Copy, Debug, Default, Serialize)]
+pub struct EngineStats {
+    /// Plans computed.
+    pub plans: u64,
+    /// Nanoseconds spent in the last plan (policy plus re-index).
+    pub last_plan_ns: u64,
+    /// Total nanoseconds spent planning.
+    pub total_plan_ns: u64,
+    /// Node updates answered.
+    pub node_updates: u64,
+    /// Jobs accepted.
+    pub admitted: u64,
+    /// Jobs rejected by admission control.
+    pub rejected: u64,
+    /// Jobs finished.
+    pub finished: u64,
+}
+
+/// Per-(job, phase) key in the under-allocated index: relative allocation in millionths.
+const SCALE: u64 = 1_000_000;
+
+#[derive(Clone, Copy, Debug, Default)]
+struct IndexSlot {
+    /// Key currently in `under`, if any.
+    under: Option<u32>,
+    /// Whether the entry is in `spare`.
+    spare: bool,
+}
+
+/// A scheduler instance. Not thread-safe by itself: hosts wrap it in a mutex.
+pub struct Engine {
+    config: EngineConfig,
+    policy: Box<dyn Policy>,
+    jobs: Vec<JobState>,
+    active: Vec<JobId>,
+    nodes: Vec<NodeState>,
+    plan: Plan,
+    next_epoch: Time,
+    dirty: bool,
+    /// Per job: plan rank (u32::MAX = not in plan) and targets.
+    rank: Vec<u32>,
+    target: Vec<[u32; 2]>,
+    skips: Vec<u32>,
+    index: Vec<[IndexSlot; 2]>,
+    /// (relative allocation, rank, phase, job) of runnable entries below target.
+    under: BTreeSet<(u32, u32, u8, u32)>,
+    /// (rank, phase, job) of every runnable entry.
+    spare: BTreeSet<(u32, u8, u32)>,
+    choices: Vec<Choice>,
+    touched: Vec<(u32, u8)>,
+    stats: EngineStats,
+}
+
+impl std::fmt::Debug for Engine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Engine")
+            .field("policy", &self.policy.name())
+            .field("jobs", &self.jobs.len())
+            .field("active", &self.active.len())
+            .field("nodes", &self.nodes.len())
+            .finish()
+    }
+}
+
+impl Engine {
+    /// Creates an engine with the configured policy.
+    pub fn new(config: EngineConfig) -> Result<Engine> {
+        let policy = policies::create(&config)?;
+        Ok(Engine::with_policy(config, policy))
+    }
+
+    /// Creates an engine around an explicit policy (simulator experiments, tests).
+    pub fn with_policy(config: EngineConfig, policy: Box<dyn Policy>) -> Engine {
+        Engine {
+            config,
+            policy,
+            jobs: Vec::new(),
+            active: Vec::new(),
+            nodes: Vec::new(),
+            plan: Plan::default(),
+            next_epoch: Time::MIN,
+            dirty: true,
+            rank: Vec::new(),
+            target: Vec::new(),
+            skips: Vec::new(),
+            index: Vec::new(),
+            under: BTreeSet::new(),
+            spare: BTreeSet::new(),
+            choices: Vec::with_capacity(64),
+            touched: Vec::with_capacity(64),
+            stats: EngineStats::default(),
+        }
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &EngineConfig {
+        &self.config
+    }
+
+    /// The policy's name.
+    pub fn policy_name(&self) -> &'static str {
+        self.policy.name()
+    }
+
+    /// Replaces the configuration and policy (operator refresh). On error the old ones stay.
+    pub fn reconfigure(&mut self, config: EngineConfig, now: Time) -> Result<()> {
+        let policy = policies::create(&config)?;
+        self.policy = policy;
+        self.config = config;
+        self.replan(now);
+        Ok(())
+    }
+
+    // ----- nodes -------------------------------------------------------------------------
+
+    /// Registers a node with `map_slots` and `reduce_slots` (shared mode: pass all slots as
+    /// `map_slots` and 0). Returns its id.
+    pub fn add_node(&mut self, name: &str, rack: &str, map_slots: u32, reduce_slots: u32) -> NodeId {
+        let id = NodeId(self.nodes.len() as u32);
+        self.nodes.push(NodeState {
+            id,
+            name: name.to_string(),
+            rack: rack.to_string(),
+            capacity: [map_slots, reduce_slots],
+            running: [0, 0],
+            alive: true,
+        });
+        self.dirty = true;
+        id
+    }
+
+    /// Changes a node's capacity.
+    pub fn set_node_capacity(&mut self, node: NodeId, map_slots: u32, reduce_slots: u32) -> Result<()> {
+        let n = self.node_mut(node)?;
+        n.capacity = [map_slots, reduce_slots];
+        self.dirty = true;
+        Ok(())
+    }
+
+    /// Marks a node lost. The host must report its running tasks as failed
+    /// ([`Engine::task_finished`] with `success = false`) so they are re-run.
+    pub fn remove_node(&mut self, node: NodeId, now: Time) -> Result<()> {
+        self.node_mut(node)?.alive = false;
+        self.replan(now);
+        Ok(())
+    }
+
+    fn node_mut(&mut self, node: NodeId) -> Result<&mut NodeState> {
+        self.nodes
+            .get_mut(node.0 as usize)
+            .filter(|n| n.alive)
+            .ok_or(Error::UnknownId { kind: "node", id: node.0 as i64 })
+    }
+
+    /// All nodes ever added.
+    pub fn nodes(&self) -> &[NodeState] {
+        &self.nodes
+    }
+
+    /// Capacities of live nodes.
+    pub fn cluster(&self) -> ClusterView {
+        let mut view = ClusterView { map_slots: 0, reduce_slots: 0, mode: self.config.pool_mode, nodes: 0 };
+        for n in self.nodes.iter().filter(|n| n.alive) {
+            view.map_slots += n.capacity[0];
+            view.reduce_slots += n.capacity[1];
+            view.nodes += 1;
+        }
+        view
+    }
+
+    // ----- jobs --------------------------------------------------------------------------
+
+    /// Submits a job at `now`. Validates the spec, asks the policy for admission, and re-plans
+    /// when configured to. A rejected job is kept (status `Rejected`) for reporting but never
+    /// scheduled.
+    pub fn submit(&mut self, spec: JobSpec, now: Time) -> Result<(JobId, Admission)> {
+        spec.validate()?;
+        let id = JobId(u32::try_from(self.jobs.len()).map_err(|_| Error::job("job count", self.jobs.len(), "fewer than 2^32 jobs"))?);
+        self.jobs.push(JobState::new(id, spec));
+        self.rank.push(u32::MAX);
+        self.target.push([0, 0]);
+        self.skips.push(0);
+        self.index.push([IndexSlot::default(); 2]);
+        self.active.push(id);
+        let admission = {
+            let snap = Snapshot { now, cluster: self.cluster(), jobs: &self.jobs, active: &self.active };
+            self.policy.admit(&snap, id)
+        };
+        match admission {
+            Admission::Accept => {
+                self.stats.admitted += 1;
+                self.dirty = true;
+                if self.config.replan_on_events {
+                    self.replan(now);
+                }
+            }
+            Admission::Reject { .. } => {
+                self.stats.rejected += 1;
+                self.active.pop();
+                self.jobs[id.0 as usize].status = JobStatus::Rejected;
+            }
+        }
+        Ok((id, admission))
+    }
+
+    fn job_mut(&mut self, job: JobId) -> Result<&mut JobState> {
+        self.jobs
+            .get_mut(job.0 as usize)
+            .filter(|j| j.is_active())
+            .ok_or(Error::UnknownId { kind: "job", id: job.0 as i64 })
+    }
+
+    /// The job with id `job` (any status).
+    pub fn job(&self, job: JobId) -> Option<&JobState> {
+        self.jobs.get(job.0 as usize)
+    }
+
+    /// Every job ever submitted, indexed by id.
+    pub fn jobs(&self) -> &[JobState] {
+        &self.jobs
+    }
+
+    /// Active job ids in submission order.
+    pub fn active(&self) -> &[JobId] {
+        &self.active
+    }
+
+    /// Sets the number of pending tasks of a phase (YARN: the AM's outstanding asks). Grows
+    /// `total` when the host asks for more tasks than announced.
+    pub fn set_pending(&mut self, job: JobId, phase: Phase, pending: u32) -> Result<()> {
+        let j = self.job_mut(job)?;
+        let p = j.phase_mut(phase);
+        p.pending = pending;
+        p.total = p.total.max(p.finished + p.running + pending);
+        self.reindex(job);
+        Ok(())
+    }
+
+    /// Overrides whether reduces may run (the host knows its slow-start state best).
+    pub fn set_reduces_ready(&mut self, job: JobId, ready: bool) -> Result<()> {
+        self.job_mut(job)?.reduces_ready_override = Some(ready);
+        self.reindex(job);
+        Ok(())
+    }
+
+    /// A task of `job`'s `phase` started on `node` at `locality`.
+    pub fn task_started(&mut self, job: JobId, phase: Phase, node: NodeId, locality: Locality, now: Time) -> Result<()> {
+        let slot = self.slot_of(phase);
+        self.node_mut(node)?.running[slot] += 1;
+        let j = self.job_mut(job)?;
+        let p = j.phase_mut(phase);
+        p.pending = p.pending.saturating_sub(1);
+        p.running += 1;
+        p.total = p.total.max(p.finished + p.running + p.pending);
+        j.started_ms.get_or_insert(now);
+        if phase == Phase::Map {
+            // Delay scheduling: the job's allowed level becomes the level it just launched at.
+            self.skips[job.0 as usize] = match locality {
+                Locality::Node => 0,
+                Locality::Rack => self.config.node_locality_delay,
+                Locality::Any => self.config.node_locality_delay + self.config.rack_locality_delay,
+            };
+        }
+        self.reindex(job);
+        Ok(())
+    }
+
+    /// A task of `job`'s `phase` on `node` ended after `duration_ms`. A failed task goes back to
+    /// pending. When every task of the job has finished the job completes (and re-plans).
+    pub fn task_finished(&mut self, job: JobId, phase: Phase, node: NodeId, duration_ms: Time, success: bool, now: Time) -> Result<()> {
+        let slot = self.slot_of(phase);
+        if let Some(n) = self.nodes.get_mut(node.0 as usize) {
+            n.running[slot] = n.running[slot].saturating_sub(1);
+        }
+        let j = self.job_mut(job)?;
+        let p = j.phase_mut(phase);
+        p.running = p.running.saturating_sub(1);
+        if success {
+            p.finished += 1;
+            let d = duration_ms.clamp(0, crate::model::MAX_TASK_MS);
+            p.observed_ms_sum = p.observed_ms_sum.saturating_add(d);
+            p.observed_ms_max = p.observed_ms_max.max(d);
+        } else {
+            p.pending += 1;
+        }
+        let done = j.phases.iter().all(|p| p.pending == 0 && p.running == 0 && p.finished >= p.total);
+        if done {
+            self.finish_job(job, now)?;
+        } else {
+            self.reindex(job);
+        }
+        Ok(())
+    }
+
+    /// Ends a job (all tasks done, or removed by the host: killed, failed). Idempotent for jobs
+    /// that are already finished.
+    pub fn finish_job(&mut self, job: JobId, now: Time) -> Result<()> {
+        match self.jobs.get(job.0 as usize).map(|j| j.status) {
+            Some(JobStatus::Active) => {}
+            Some(_) => return Ok(()),
+            None => return Err(Error::UnknownId { kind: "job", id: job.0 as i64 }),
+        }
+        {
+            let j = &mut self.jobs[job.0 as usize];
+            j.status = JobStatus::Finished;
+            j.finished_ms = Some(now);
+        }
+        self.active.retain(|&a| a != job);
+        self.unindex(job);
+        self.stats.finished += 1;
+        {
+            let snap = Snapshot { now, cluster: self.cluster(), jobs: &self.jobs, active: &self.active };
+            self.policy.on_job_finished(&snap, job);
+        }
+        self.dirty = true;
+        if self.config.replan_on_events {
+            self.replan(now);
+        }
+        Ok(())
+    }
+
+    // ----- planning ----------------------------------------------------------------------
+
+    /// Re-plans if an epoch boundary has passed or state changed since the last plan.
+    /// Returns whether it planned. Hosts call this from a timer, never from a heartbeat.
+    pub fn tick(&mut self, now: Time) -> bool {
+        if self.dirty || now >= self.next_epoch {
+            self.replan(now);
+            true
+        } else {
+            false
+        }
+    }
+
+    /// Computes a new plan now and rebuilds the assignment index.
+    pub fn replan(&mut self, now: Time) {
+        let started = Instant::now();
+        let plan = {
+            let snap = Snapshot { now, cluster: self.cluster(), jobs: &self.jobs, active: &self.active };
+            self.policy.plan(&snap)
+        };
+        for &id in &self.active {
+            self.rank[id.0 as usize] = u32::MAX;
+            self.target[id.0 as usize] = [0, 0];
+        }
+        for (r, e) in plan.entries.iter().enumerate() {
+            if let Some(slot) = self.rank.get_mut(e.job.0 as usize) {
+                *slot = r as u32;
+                self.target[e.job.0 as usize] = e.target;
+            }
+        }
+        self.plan = plan;
+        self.under.clear();
+        self.spare.clear();
+        for s in self.index.iter_mut() {
+            *s = [IndexSlot::default(); 2];
+        }
+        // Jobs the policy left out of its plan still get spare capacity, after all planned ones.
+        let mut extra = self.plan.entries.len() as u32;
+        for i in 0..self.active.len() {
+            let id = self.active[i];
+            if self.rank[id.0 as usize] == u32::MAX {
+                self.rank[id.0 as usize] = extra;
+                extra += 1;
+            }
+            self.reindex(id);
+        }
+        self.dirty = false;
+        self.next_epoch = now.saturating_add(self.config.epoch_ms);
+        let ns = started.elapsed().as_nanos() as u64;
+        self.stats.plans += 1;
+        self.stats.last_plan_ns = ns;
+        self.stats.total_plan_ns += ns;
+    }
+
+    /// The current plan.
+    pub fn plan(&self) -> &Plan {
+        &self.plan
+    }
+
+    /// Counters.
+    pub fn stats(&self) -> EngineStats {
+        self.stats
+    }
+
+    /// A snapshot of the current state, for reports and tests.
+    pub fn snapshot(&self, now: Time) -> Snapshot<'_> {
+        Snapshot { now, cluster: self.cluster(), jobs: &self.jobs, active: &self.active }
+    }
+
+    #[inline]
+    fn slot_of(&self, phase: Phase) -> usize {
+        match self.config.pool_mode {
+            PoolMode::Shared => 0,
+            PoolMode::Split => phase.idx(),
+        }
+    }
+
+    fn unindex(&mut self, job: JobId) {
+        let ji = job.0 as usize;
+        let rank = self.rank[ji];
+        for ph in Phase::ALL {
+            let slot = &mut self.index[ji][ph.idx()];
+            if let Some(key) = slot.under.take() {
+                self.under.remove(&(key, rank, ph as u8, job.0));
+            }
+            if std::mem::take(&mut slot.spare) {
+                self.spare.remove(&(rank, ph as u8, job.0));
+            }
+        }
+    }
+
+    /// Re-derives the index entries of `job` from its true state.
+    fn reindex(&mut self, job: JobId) {
+        self.unindex(job);
+        let ji = job.0 as usize;
+        let j = &self.jobs[ji];
+        let rank = self.rank[ji];
+        if rank == u32::MAX || !j.is_active() {
+            return;
+        }
+        for ph in Phase::ALL {
+            if !j.runnable(ph) {
+                continue;
+            }
+            let running = j.phase(ph).running;
+            let target = self.target[ji][ph.idx()];
+            let slot = &mut self.index[ji][ph.idx()];
+            if running < target {
+                let key = (running as u64 * SCALE / target as u64) as u32;
+                self.under.insert((key, rank, ph as u8, job.0));
+                slot.under = Some(key);
+            }
+            self.spare.insert((rank, ph as u8, job.0));
+            slot.spare = true;
+        }
+    }
+
+    fn allowed_locality(&self, job: JobId, phase: Phase) -> Locality {
+        if phase == Phase::Reduce {
+            return Locality::Any;
+        }
+        let s = self.skips[job.0 as usize];
+        if s < self.config.node_locality_delay {
+            Locality::Node
+        } else if s < self.config.node_locality_delay + self.config.rack_locality_delay {
+            Locality::Rack
+        } else {
+            Locality::Any
+        }
+    }
+
+    // ----- the hot path ------------------------------------------------------------------
+
+    /// Answers a heartbeat: `node` has `free` slots per phase (shared mode: `free[0]` is the
+    /// total and `free[1]` is ignored). Returns choices in order; the host launches tasks from
+    /// them and reports each launch with [`Engine::task_started`].
+    ///
+    /// Never re-plans. Counts a skipped scheduling opportunity for each restricted-locality offer.
+    pub fn node_update(&mut self, node: NodeId, free: [u32; 2], _now: Time) -> Result<&[Choice]> {
+        if !self.nodes.get(node.0 as usize).is_some_and(|n| n.alive) {
+            return Err(Error::UnknownId { kind: "node", id: node.0 as i64 });
+        }
+        self.stats.node_updates += 1;
+        self.choices.clear();
+        self.touched.clear();
+        let shared = self.config.pool_mode == PoolMode::Shared;
+        let mut budget = if shared { [free[0], free[0]] } else { free };
+        let total_free = if shared { free[0] } else { free[0] + free[1] };
+        if total_free == 0 {
+            return Ok(&self.choices);
+        }
+        // Offers with restricted locality may not fit; allow that many extra fallbacks.
+        let max_choices = (2 * total_free as usize + 8).min(1024);
+
+        // Pass 1: under-allocated entries, most under-allocated first, one slot at a time.
+        while self.choices.len() < max_choices && budget.iter().any(|&b| b > 0) {
+            let Some(entry) = self.first_under_with_budget(&budget) else { break };
+            let (_, rank, ph, jid) = entry;
+            let phase = if ph == 0 { Phase::Map } else { Phase::Reduce };
+            let job = JobId(jid);
+            self.under.remove(&entry);
+            self.touched.push((jid, ph));
+            let locality = self.allowed_locality(job, phase);
+            let j = &self.jobs[jid as usize];
+            let already = self.choices.iter().filter(|c| c.job == job && c.phase == phase).map(|c| c.count).sum::<u32>();
+            let running = j.phase(phase).running + already + 1;
+            let target = self.target[jid as usize][phase.idx()];
+            let pending_left = j.phase(phase).pending.saturating_sub(already + 1);
+            self.push_choice(job, phase, locality);
+            if locality == Locality::Any {
+                Self::spend(&mut budget, shared, phase);
+                if running < target && pending_left > 0 {
+                    let key = (running as u64 * SCALE / target as u64) as u32;
+                    self.under.insert((key, rank, ph, jid));
+                }
+            } else {
+                self.skips[jid as usize] += 1;
+            }
+        }
+        // Pass 2: spare capacity to runnable entries in plan order (work conservation).
+        if budget.iter().any(|&b| b > 0) {
+            let mut iter_from: Option<(u32, u8, u32)> = None;
+            while self.choices.len() < max_choices && budget.iter().any(|&b| b > 0) {
+                let next = match iter_from {
+                    None => self.spare.iter().next().copied(),
+                    Some(k) => self.spare.range((std::ops::Bound::Excluded(k), std::ops::Bound::Unbounded)).next().copied(),
+                };
+                let Some(entry) = next else { break };
+                iter_from = Some(entry);
+                let (_, ph, jid) = entry;
+                let phase = if ph == 0 { Phase::Map } else { Phase::Reduce };
+                let b = if shared { 0 } else { phase.idx() };
+                if budget[b] == 0 {
+                    continue;
+                }
+                let job = JobId(jid);
+                let already: u32 = self.choices.iter().filter(|c| c.job == job && c.phase == phase).map(|c| c.count).sum();
+                let pending = self.jobs[jid as usize].phase(phase).pending;
+                if pending <= already {
+                    continue;
+                }
+                let locality = self.allowed_locality(job, phase);
+                if locality != Locality::Any && already > 0 {
+                    // Already offered at restricted locality in pass 1: one skip per heartbeat.
+                    continue;
+                }
+                let count = if locality == Locality::Any { (pending - already).min(budget[b]) } else { 1 };
+                self.push_choice_n(job, phase, count, locality);
+                if locality == Locality::Any {
+                    for _ in 0..count {
+                        Self::spend(&mut budget, shared, phase);
+                    }
+                } else {
+                    self.skips[jid as usize] += 1;
+                }
+            }
+        }
+        // Undo pass 1's tentative removals: the host's task_started events make them real.
+        for i in 0..self.touched.len() {
+            let (jid, _) = self.touched[i];
+            self.reindex(JobId(jid));
+        }
+        Ok(&self.choices)
+    }
+
+    fn first_under_with_budget(&self, budget: &[u32; 2]) -> Option<(u32, u32, u8, u32)> {
+        let shared = self.config.pool_mode == PoolMode::Shared;
+        self.under
+            .iter()
+            .find(|&&(_, _, ph, _)| if shared { budget[0] > 0 } else { budget[ph as usize] > 0 })
+            .copied()
+    }
+
+    fn spend(budget: &mut [u32; 2], shared: bool, phase: Phase) {
+        if shared {
+            budget[0] = budget[0].saturating_sub(1);
+            budget[1] = budget[0];
+        } else {
+            budget[phase.idx()] = budget[phase.idx()].saturating_sub(1);
+        }
+    }
+
+    fn push_choice(&mut self, job: JobId, phase: Phase, locality: Locality) {
+        self.push_choice_n(job, phase, 1, locality)
+    }
+
+    fn push_choice_n(&mut self, job: JobId, phase: Phase, count: u32, locality: Locality) {
+        if let Some(last) = self.choices.last_mut() {
+            if last.job == job && last.phase == phase && last.locality == locality {
+                last.count += count;
+                return;
+            }
+        }
+        self.choices.push(Choice { job, phase, count, locality });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn engine(policy: &str, mode: PoolMode) -> Engine {
+        let cfg = EngineConfig { policy: policy.into(), pool_mode: mode, node_locality_delay: 0, rack_locality_delay: 0, ..EngineConfig::default() };
+        Engine::new(cfg).unwrap()
+    }
+
+    /// Launches every choice on `node` (as a host would) and returns (job, phase, count).
+    fn launch_all(e: &mut Engine, node: NodeId, free: [u32; 2]) -> Vec<(u32, Phase, u32)> {
+        let choices: Vec<Choice> = e.node_update(node, free, 0).unwrap().to_vec();
+        let mut left = free;
+        let mut out = Vec::new();
+        for c in choices {
+            let b = if e.config.pool_mode == PoolMode::Shared { 0 } else { c.phase.idx() };
+            let n = c.count.min(left[b]);
+            for _ in 0..n {
+                e.task_started(c.job, c.phase, node, Locality::Any, 0).unwrap();
+            }
+            left[b] -= n;
+            if n > 0 {
+                out.push((c.job.0, c.phase, n));
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn fifo_gives_everything_to_the_first_job() {
+        let mut e = engine("fifo", PoolMode::Split);
+        let n = e.add_node("h1", "/r1", 4, 2);
+        let a = e.submit(JobSpec::new(0, 6, 1), 0).unwrap().0;
+        let _b = e.submit(JobSpec::new(1, 6, 1), 1).unwrap().0;
+        let got = launch_all(&mut e, n, [4, 2]);
+        assert_eq!(got, vec![(a.0, Phase::Map, 4)]);
+    }
+
+    #[test]
+    fn fair_splits_between_jobs() {
+        let mut e = engine("fair", PoolMode::Shared);
+        let n = e.add_node("h1", "/r1", 6, 0);
+        e.submit(JobSpec::new(0, 10, 0), 0).unwrap();
+        e.submit(JobSpec::new(1, 10, 0), 1).unwrap();
+        e.submit(JobSpec::new(2, 10, 0), 2).unwrap();
+        let got = launch_all(&mut e, n, [6, 0]);
+        let mut per_job = [0u32; 3];
+        for (j, _, c) in got {
+            per_job[j as usize] += c;
+        }
+        assert_eq!(per_job, [2, 2, 2]);
+    }
+
+    #[test]
+    fn spare_capacity_is_used_beyond_targets() {
+        let mut e = engine("fair", PoolMode::Shared);
+        let n = e.add_node("h1", "/r1", 4, 0);
+        let a = e.submit(JobSpec::new(0, 10, 0), 0).unwrap().0;
+        // Plan says 4 for the only job; a second node appears after the plan.
+        let n2 = e.add_node("h2", "/r1", 4, 0);
+        let got = launch_all(&mut e, n, [4, 0]);
+        assert_eq!(got, vec![(a.0, Phase::Map, 4)]);
+        let got = launch_all(&mut e, n2, [4, 0]);
+        assert_eq!(got, vec![(a.0, Phase::Map, 4)], "work conserving before the next epoch");
+    }
+
+    #[test]
+    fn job_completes_and_reduces_follow_maps() {
+        let mut e = engine("fifo", PoolMode::Shared);
+        let n = e.add_node("h1", "/r1", 4, 0);
+        let a = e.submit(JobSpec::new(0, 2, 1), 0).unwrap().0;
+        let got = launch_all(&mut e, n, [4, 0]);
+        assert_eq!(got, vec![(a.0, Phase::Map, 2)], "reduces wait for maps");
+        e.task_finished(a, Phase::Map, n, 100, true, 100).unwrap();
+        e.task_finished(a, Phase::Map, n, 120, true, 120).unwrap();
+        e.tick(120);
+        let got = launch_all(&mut e, n, [4, 0]);
+        assert_eq!(got, vec![(a.0, Phase::Reduce, 1)]);
+        e.task_finished(a, Phase::Reduce, n, 50, true, 170).unwrap();
+        assert_eq!(e.job(a).unwrap().status, JobStatus::Finished);
+        assert_eq!(e.job(a).unwrap().finished_ms, Some(170));
+        assert!(e.active().is_empty());
+    }
+
+    #[test]
+    fn failed_tasks_are_rerun() {
+        let mut e = engine("fifo", PoolMode::Shared);
+        let n = e.add_node("h1", "/r1", 1, 0);
+        let a = e.submit(JobSpec::new(0, 1, 0), 0).unwrap().0;
+        launch_all(&mut e, n, [1, 0]);
+        e.task_finished(a, Phase::Map, n, 10, false, 10).unwrap();
+        assert_eq!(e.job(a).unwrap().phase(Phase::Map).pending, 1);
+        let got = launch_all(&mut e, n, [1, 0]);
+        assert_eq!(got, vec![(a.0, Phase::Map, 1)]);
+    }
+
+    #[test]
+    fn delay_scheduling_restricts_then_relaxes() {
+        let cfg = EngineConfig { policy: "fifo".into(), node_locality_delay: 2, rack_locality_delay: 1, ..EngineConfig::default() };
+        let mut e = Engine::new(cfg).unwrap();
+        let n = e.add_node("h1", "/r1", 1, 0);
+        let a = e.submit(JobSpec::new(0, 5, 0), 0).unwrap().0;
+        let loc = |e: &mut Engine| e.node_update(n, [1, 0], 0).unwrap()[0].locality;
+        assert_eq!(loc(&mut e), Locality::Node);
+        assert_eq!(loc(&mut e), Locality::Node);
+        assert_eq!(loc(&mut e), Locality::Rack);
+        assert_eq!(loc(&mut e), Locality::Any);
+        e.task_started(a, Phase::Map, n, Locality::Node, 0).unwrap();
+        let c = e.node_update(n, [1, 0], 0).unwrap();
+        assert_eq!(c[0].locality, Locality::Node, "a local launch resets the wait");
+    }
+
+    #[test]
+    fn rejected_and_unknown_ids_are_errors_not_panics() {
+        let mut e = engine("fifo", PoolMode::Shared);
+        assert!(e.task_started(JobId(9), Phase::Map, NodeId(0), Locality::Any, 0).is_err());
+        assert!(e.node_update(NodeId(3), [1, 0], 0).is_err());
+        let mut bad = JobSpec::new(0, 1, 0);
+        bad.weight = -1.0;
+        assert!(e.submit(bad, 0).is_err());
+        assert!(e.active().is_empty());
+    }
+}

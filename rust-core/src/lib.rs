@@ -1,0 +1,28 @@
+//! Circumflex: scheduling optimizers for Hadoop.
+//!
+//! The crate holds all optimization logic of the Circumflex scheduler. Hadoop daemons reach it
+//! through a thin Java shim over JNI; C reaches it through a C ABI; the simulator and the CLI use
+//! it directly. See `ARCHITECTURE.md` at the repository root for the layers and invariants.
+//!
+//! Code map:
+//! - [`model`]: time, ids, phases, job specs and job state.
+//! - [`policy`]: the `Policy` trait (snapshot in, plan out) and plan vocabulary.
+//! - [`policies`]: the registry and every policy (FIFO, Fair, ...).
+//! - [`engine`]: per-instance state, events, epochs and the heartbeat assignment layer.
+//! - [`config`]: `circumflex.*` keys, parsed and validated.
+//! - [`error`]: typed errors whose messages name the bad key or field.
+#![deny(missing_docs)]
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
+
+pub mod config;
+pub mod engine;
+pub mod error;
+pub mod model;
+pub mod policies;
+pub mod policy;
+
+pub use config::EngineConfig;
+pub use engine::{Choice, Engine};
+pub use error::{Error, Result};
+pub use model::{JobId, JobSpec, JobState, Locality, NodeId, Phase, Time};
+pub use policy::{Admission, Plan, Policy, Snapshot};

@@ -1,0 +1,518 @@
+//! The scheduling model shared by every policy, the engine, the simulator and the FFI.
+//!
+//! This module owns the vocabulary: time, identifiers, phases, job specifications (what a
+//! submitter asks for) and job state (what the engine has observed). It does no IO and holds no
+//! policy logic.
+//!
+//! Conventions:
+//! - Time is an integer number of milliseconds ([`Time`]). Absolute times are milliseconds since
+//!   an arbitrary epoch chosen by the host (Hadoop's wall clock, or 0 in the simulator).
+//! - Work is measured in slot-milliseconds ([`Work`]): one slot busy for one millisecond.
+//! - A *slot* is the unit of capacity. On MRv1 it is a TaskTracker map or reduce slot; on YARN it
+//!   is one container of the configured slot size (see `ClusterConfig` in the engine).
+
+use serde::{Deserialize, Serialize};
+
+/// Milliseconds. Signed so that differences and lateness can be negative.
+pub type Time = i64;
+
+/// Slot-milliseconds of work.
+pub type Work = f64;
+
+/// Engine-assigned job identifier: dense, never reused within one engine instance.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct JobId(pub u32);
+
+/// Engine-assigned node identifier: dense index, never reused within one engine instance.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct NodeId(pub u32);
+
+/// The two phases of a MapReduce job.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Phase {
+    /// Map tasks: independent, one per input split.
+    Map = 0,
+    /// Reduce tasks: runnable once enough maps have finished (slow start).
+    Reduce = 1,
+}
+
+impl Phase {
+    /// Both phases, map first.
+    pub const ALL: [Phase; 2] = [Phase::Map, Phase::Reduce];
+
+    /// Index into per-phase arrays.
+    #[inline]
+    pub fn idx(self) -> usize {
+        self as usize
+    }
+
+    /// Decodes the integer used on the FFI boundary (0 = map, 1 = reduce).
+    pub fn from_code(code: i32) -> Option<Phase> {
+        match code {
+            0 => Some(Phase::Map),
+            1 => Some(Phase::Reduce),
+            _ => None,
+        }
+    }
+}
+
+/// Locality of a task placement, from best to worst. Ordered so `a <= b` means "a is at least as local".
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Locality {
+    /// The task's data is on this node.
+    Node = 0,
+    /// The task's data is on this node's rack.
+    Rack = 1,
+    /// Anywhere.
+    Any = 2,
+}
+
+impl Locality {
+    /// Integer code used on the FFI boundary.
+    pub fn code(self) -> i32 {
+        self as i32
+    }
+}
+
+/// One step of an SLA: finishing after `deadline_ms` costs `penalty` (cumulative steps are
+/// expressed by increasing penalties, as in the FLEX paper: the cost is the penalty of the last
+/// missed step).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SlaStep {
+    /// Absolute pseudo-deadline.
+    pub deadline_ms: Time,
+    /// Penalty once this pseudo-deadline is missed. Steps must have increasing deadlines and
+    /// non-decreasing penalties.
+    pub penalty: f64,
+}
+
+/// Membership of a job in a flow (a DAG of jobs), as Pig, Hive and Oozie declare it through
+/// `mapreduce.workflow.*` keys.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct FlowMembership {
+    /// `mapreduce.workflow.id`.
+    pub flow_id: String,
+    /// `mapreduce.workflow.node.name`.
+    pub node_name: String,
+    /// `mapreduce.workflow.adjacency.<node>` = successors, for every node of the flow the
+    /// submitter knows about (not only this job). Lets the planner see jobs not yet submitted.
+    #[serde(default)]
+    pub adjacency: Vec<(String, Vec<String>)>,
+}
+
+/// Per-task resource profile, for resource-aware placement (RAS) and YARN container sizing.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ResourceProfile {
+    /// Memory per task in MiB (0 = the cluster's slot size).
+    #[serde(default)]
+    pub memory_mb: u32,
+    /// Virtual cores per task (0 = 1).
+    #[serde(default)]
+    pub vcores: u32,
+    /// CPU demand as a fraction of one node's CPU per task (0 = unknown).
+    #[serde(default)]
+    pub cpu: f64,
+    /// I/O demand as a fraction of one node's I/O bandwidth per task (0 = unknown).
+    #[serde(default)]
+    pub io: f64,
+}
+
+/// What is known about one phase when a job is submitted.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct PhaseSpec {
+    /// Number of tasks in this phase.
+    pub tasks: u32,
+    /// Estimated duration of one task, if the submitter or a trace knows it. The engine refines
+    /// it from observed task durations.
+    #[serde(default)]
+    pub task_ms: Option<Time>,
+    /// Input bytes of the phase, if known (RTMR admission uses per-byte costs).
+    #[serde(default)]
+    pub input_bytes: Option<u64>,
+}
+
+/// A job as submitted: everything the host (Hadoop shim, trace reader, generator) knows up front.
+///
+/// All per-job settings come from here; see `crate::config::job_spec_from_conf` for the mapping
+/// from `circumflex.job.*` keys. Constructed through serde (JSON on the FFI boundary) or directly.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct JobSpec {
+    /// The host's identifier (Hadoop application or job id, trace job id). Informational.
+    #[serde(default)]
+    pub external_id: String,
+    /// Human-readable name.
+    #[serde(default)]
+    pub name: String,
+    /// Submitting user.
+    #[serde(default)]
+    pub user: String,
+    /// Submission (arrival) time, absolute.
+    pub submit_ms: Time,
+    /// Map phase.
+    pub maps: PhaseSpec,
+    /// Reduce phase.
+    #[serde(default)]
+    pub reduces: PhaseSpec,
+    /// Relative importance; must be finite and > 0. Default 1.
+    #[serde(default = "default_weight")]
+    pub weight: f64,
+    /// Hadoop priority (higher runs first under FIFO). Default 0.
+    #[serde(default)]
+    pub priority: i32,
+    /// Absolute deadline, if any.
+    #[serde(default)]
+    pub deadline_ms: Option<Time>,
+    /// SLA steps (absolute pseudo-deadlines), if any.
+    #[serde(default)]
+    pub sla: Vec<SlaStep>,
+    /// Completion-time goal (absolute), for the Adaptive family.
+    #[serde(default)]
+    pub goal_ms: Option<Time>,
+    /// Minimum slots the job is guaranteed when it has work (FLEX `m_j`). Default 0.
+    #[serde(default)]
+    pub min_slots: u32,
+    /// Maximum slots the job may use (FLEX `M_j`). `None` = unbounded (the cluster).
+    #[serde(default)]
+    pub max_slots: Option<u32>,
+    /// Dataset the map phase scans, for shared scans (CIRCUMFLEX).
+    #[serde(default)]
+    pub dataset: Option<String>,
+    /// Flow membership, for FlowFlex.
+    #[serde(default)]
+    pub flow: Option<FlowMembership>,
+    /// Per-task resource profile.
+    #[serde(default)]
+    pub resources: ResourceProfile,
+    /// Fraction of maps that must finish before reduces become runnable (Hadoop's slow start).
+    /// Default 1.0: reduces start after all maps, as every paper here assumes.
+    #[serde(default = "default_slowstart")]
+    pub reduce_slowstart: f64,
+}
+
+fn default_weight() -> f64 {
+    1.0
+}
+
+fn default_slowstart() -> f64 {
+    1.0
+}
+
+impl JobSpec {
+    /// A minimal spec: `maps` map tasks and `reduces` reduce tasks submitted at `submit_ms`.
+    pub fn new(submit_ms: Time, maps: u32, reduces: u32) -> JobSpec {
+        JobSpec {
+            external_id: String::new(),
+            name: String::new(),
+            user: String::new(),
+            submit_ms,
+            maps: PhaseSpec { tasks: maps, ..PhaseSpec::default() },
+            reduces: PhaseSpec { tasks: reduces, ..PhaseSpec::default() },
+            weight: 1.0,
+            priority: 0,
+            deadline_ms: None,
+            sla: Vec::new(),
+            goal_ms: None,
+            min_slots: 0,
+            max_slots: None,
+            dataset: None,
+            flow: None,
+            resources: ResourceProfile::default(),
+            reduce_slowstart: 1.0,
+        }
+    }
+
+    /// Sets per-task duration estimates for both phases (builder style).
+    pub fn with_task_ms(mut self, map_ms: Time, reduce_ms: Time) -> JobSpec {
+        self.maps.task_ms = Some(map_ms);
+        self.reduces.task_ms = Some(reduce_ms);
+        self
+    }
+
+    /// The phase spec for `phase`.
+    pub fn phase(&self, phase: Phase) -> &PhaseSpec {
+        match phase {
+            Phase::Map => &self.maps,
+            Phase::Reduce => &self.reduces,
+        }
+    }
+
+    /// Checks every field that can come from untrusted input. The error names the field, the
+    /// value and what is allowed.
+    pub fn validate(&self) -> Result<(), crate::error::Error> {
+        use crate::error::Error;
+        let bad = |field: &str, value: String, allowed: &str| {
+            Err(Error::InvalidJob { field: field.to_string(), value, allowed: allowed.to_string() })
+        };
+        if !(self.weight.is_finite() && self.weight > 0.0) {
+            return bad("weight", self.weight.to_string(), "a finite number > 0");
+        }
+        if self.submit_ms < 0 {
+            return bad("submit_ms", self.submit_ms.to_string(), "a time >= 0");
+        }
+        const MAX_TASKS: u32 = 10_000_000;
+        for (name, p) in [("maps", &self.maps), ("reduces", &self.reduces)] {
+            if p.tasks > MAX_TASKS {
+                return bad(&format!("{name}.tasks"), p.tasks.to_string(), "at most 10000000 tasks");
+            }
+            if let Some(ms) = p.task_ms {
+                if !(0..=MAX_TASK_MS).contains(&ms) {
+                    return bad(&format!("{name}.task_ms"), ms.to_string(), "0 ..= 31536000000 (one year)");
+                }
+            }
+        }
+        if self.maps.tasks == 0 && self.reduces.tasks == 0 {
+            return bad("maps.tasks", "0".into(), "a job with at least one task");
+        }
+        if let Some(d) = self.deadline_ms {
+            if d < self.submit_ms {
+                return bad("deadline_ms", d.to_string(), "a deadline at or after submission");
+            }
+        }
+        if let Some(g) = self.goal_ms {
+            if g < self.submit_ms {
+                return bad("goal_ms", g.to_string(), "a goal at or after submission");
+            }
+        }
+        let mut last: Option<&SlaStep> = None;
+        for step in &self.sla {
+            if !(step.penalty.is_finite() && step.penalty >= 0.0) {
+                return bad("sla.penalty", step.penalty.to_string(), "a finite number >= 0");
+            }
+            if let Some(prev) = last {
+                if step.deadline_ms <= prev.deadline_ms || step.penalty < prev.penalty {
+                    return bad(
+                        "sla",
+                        format!("{}:{} after {}:{}", step.deadline_ms, step.penalty, prev.deadline_ms, prev.penalty),
+                        "steps with increasing deadlines and non-decreasing penalties",
+                    );
+                }
+            }
+            last = Some(step);
+        }
+        if let Some(max) = self.max_slots {
+            if max == 0 {
+                return bad("max_slots", "0".into(), "at least 1 (or unset for no maximum)");
+            }
+            if self.min_slots > max {
+                return bad(
+                    "min_slots",
+                    self.min_slots.to_string(),
+                    &format!("at most max_slots ({max})"),
+                );
+            }
+        }
+        if !(self.reduce_slowstart.is_finite() && (0.0..=1.0).contains(&self.reduce_slowstart)) {
+            return bad("reduce_slowstart", self.reduce_slowstart.to_string(), "a fraction in [0, 1]");
+        }
+        for (field, v) in [("resources.cpu", self.resources.cpu), ("resources.io", self.resources.io)] {
+            if !(v.is_finite() && v >= 0.0) {
+                return bad(field, v.to_string(), "a finite number >= 0");
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Upper bound accepted for any single task duration: one year.
+pub const MAX_TASK_MS: Time = 365 * 24 * 3600 * 1000;
+
+/// Counters of one phase of a live job, maintained by the engine from host events.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct PhaseState {
+    /// Total tasks of the phase (may grow on YARN as the AM asks for more).
+    pub total: u32,
+    /// Tasks not yet started (on YARN: outstanding container requests of this phase).
+    pub pending: u32,
+    /// Tasks running now.
+    pub running: u32,
+    /// Tasks finished successfully.
+    pub finished: u32,
+    /// Sum of observed durations of finished tasks.
+    pub observed_ms_sum: i64,
+    /// Longest observed task duration.
+    pub observed_ms_max: i64,
+}
+
+impl PhaseState {
+    /// Tasks not yet finished.
+    pub fn remaining(&self) -> u32 {
+        self.pending + self.running
+    }
+}
+
+/// Lifecycle of a job inside the engine.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum JobStatus {
+    /// Accepted and not finished.
+    Active,
+    /// Refused by admission control; never scheduled.
+    Rejected,
+    /// All tasks done (or the host removed it).
+    Finished,
+}
+
+/// Everything the engine knows about one job. Policies read it through the snapshot.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct JobState {
+    /// Engine id.
+    pub id: JobId,
+    /// As submitted (validated).
+    pub spec: JobSpec,
+    /// Lifecycle.
+    pub status: JobStatus,
+    /// Per phase counters, indexed by [`Phase::idx`].
+    pub phases: [PhaseState; 2],
+    /// Time of the first task start, if any.
+    pub started_ms: Option<Time>,
+    /// Completion time, when finished.
+    pub finished_ms: Option<Time>,
+    /// Whether the host says the job can run reduces now. When `None` the engine derives it from
+    /// `reduce_slowstart`.
+    pub reduces_ready_override: Option<bool>,
+}
+
+/// Default duration assumed for a task when nothing is known yet (no estimate, nothing observed).
+pub const DEFAULT_TASK_MS: Time = 10_000;
+
+impl JobState {
+    /// Fresh state for a newly submitted job.
+    pub fn new(id: JobId, spec: JobSpec) -> JobState {
+        let phases = [
+            PhaseState { total: spec.maps.tasks, pending: spec.maps.tasks, ..PhaseState::default() },
+            PhaseState { total: spec.reduces.tasks, pending: spec.reduces.tasks, ..PhaseState::default() },
+        ];
+        JobState {
+            id,
+            spec,
+            status: JobStatus::Active,
+            phases,
+            started_ms: None,
+            finished_ms: None,
+            reduces_ready_override: None,
+        }
+    }
+
+    /// Counters of `phase`.
+    #[inline]
+    pub fn phase(&self, phase: Phase) -> &PhaseState {
+        &self.phases[phase.idx()]
+    }
+
+    /// Mutable counters of `phase`.
+    #[inline]
+    pub fn phase_mut(&mut self, phase: Phase) -> &mut PhaseState {
+        &mut self.phases[phase.idx()]
+    }
+
+    /// Whether the job is accepted and unfinished.
+    #[inline]
+    pub fn is_active(&self) -> bool {
+        self.status == JobStatus::Active
+    }
+
+    /// Whether reduce tasks may be launched now (slow start reached, or the host says so).
+    pub fn reduces_ready(&self) -> bool {
+        if let Some(ready) = self.reduces_ready_override {
+            return ready;
+        }
+        let maps = &self.phases[0];
+        if maps.total == 0 {
+            return true;
+        }
+        (maps.finished as f64) >= self.spec.reduce_slowstart * maps.total as f64
+    }
+
+    /// Whether `phase` has a task that could start right now.
+    #[inline]
+    pub fn runnable(&self, phase: Phase) -> bool {
+        self.is_active()
+            && self.phase(phase).pending > 0
+            && (phase == Phase::Map || self.reduces_ready())
+    }
+
+    /// Estimated duration of one task of `phase`: the observed mean once a task has finished,
+    /// else the submitted estimate, else [`DEFAULT_TASK_MS`].
+    pub fn task_ms_estimate(&self, phase: Phase) -> Time {
+        let p = self.phase(phase);
+        if p.finished > 0 {
+            return (p.observed_ms_sum / p.finished as i64).max(1);
+        }
+        self.spec.phase(phase).task_ms.unwrap_or(DEFAULT_TASK_MS).max(1)
+    }
+
+    /// Remaining work of `phase` in slot-ms. Running tasks count as half done: the engine does
+    /// not see task progress, and half is the unbiased guess for a task observed at a uniformly
+    /// random point of its life.
+    pub fn remaining_work(&self, phase: Phase) -> Work {
+        let p = self.phase(phase);
+        let t = self.task_ms_estimate(phase) as f64;
+        p.pending as f64 * t + p.running as f64 * t * 0.5
+    }
+
+    /// Work of `phase` for this job run in isolation from start (used for stretch).
+    pub fn total_work(&self, phase: Phase) -> Work {
+        self.phase(phase).total as f64 * self.task_ms_estimate(phase) as f64
+    }
+
+    /// Slots the job occupies now, over both phases.
+    #[inline]
+    pub fn running_total(&self) -> u32 {
+        self.phases[0].running + self.phases[1].running
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn validate_names_the_bad_field() {
+        let mut s = JobSpec::new(0, 2, 1);
+        s.weight = f64::NAN;
+        let err = s.validate().unwrap_err().to_string();
+        assert!(err.contains("weight"), "{err}");
+        assert!(err.contains("NaN"), "{err}");
+
+        let mut s = JobSpec::new(100, 2, 1);
+        s.deadline_ms = Some(50);
+        assert!(s.validate().unwrap_err().to_string().contains("deadline_ms"));
+
+        let mut s = JobSpec::new(0, 2, 1);
+        s.min_slots = 5;
+        s.max_slots = Some(3);
+        assert!(s.validate().unwrap_err().to_string().contains("min_slots"));
+
+        assert!(JobSpec::new(0, 0, 0).validate().is_err());
+        assert!(JobSpec::new(0, 3, 0).validate().is_ok());
+    }
+
+    #[test]
+    fn reduces_wait_for_slowstart() {
+        let mut j = JobState::new(JobId(0), JobSpec::new(0, 4, 2));
+        assert!(!j.reduces_ready());
+        j.phases[0].finished = 4;
+        j.phases[0].pending = 0;
+        assert!(j.reduces_ready());
+        j.spec.reduce_slowstart = 0.5;
+        j.phases[0].finished = 2;
+        assert!(j.reduces_ready());
+    }
+
+    #[test]
+    fn estimates_prefer_observations() {
+        let mut j = JobState::new(JobId(0), JobSpec::new(0, 4, 0).with_task_ms(1000, 0));
+        assert_eq!(j.task_ms_estimate(Phase::Map), 1000);
+        assert_eq!(j.remaining_work(Phase::Map), 4000.0);
+        j.phases[0].pending = 2;
+        j.phases[0].running = 1;
+        j.phases[0].finished = 1;
+        j.phases[0].observed_ms_sum = 3000;
+        assert_eq!(j.task_ms_estimate(Phase::Map), 3000);
+        assert_eq!(j.remaining_work(Phase::Map), 2.0 * 3000.0 + 1500.0);
+    }
+}

@@ -1,0 +1,56 @@
+//! FIFO: Hadoop's default order. Jobs run by priority (higher first), then submission time, then
+//! id; each job in turn takes all the slots it can use before the next gets any.
+
+use crate::policy::{pool_demand, Plan, PlanBuilder, Policy, Snapshot};
+
+/// First in, first out, greedily.
+#[derive(Debug, Default)]
+pub struct Fifo;
+
+impl Policy for Fifo {
+    fn name(&self) -> &'static str {
+        "fifo"
+    }
+
+    fn plan(&mut self, snapshot: &Snapshot<'_>) -> Plan {
+        let mut order: Vec<_> = snapshot.active.to_vec();
+        order.sort_by_key(|&id| {
+            let j = snapshot.job(id);
+            (std::cmp::Reverse(j.spec.priority), j.spec.submit_ms, id)
+        });
+        let mut builder = PlanBuilder::new(snapshot, order.iter().copied());
+        for pool in snapshot.cluster.pools() {
+            let mut left = pool.capacity;
+            for &id in &order {
+                let give = pool_demand(snapshot.job(id), &pool).min(left);
+                builder.set_pool_target(id, &pool, give);
+                left -= give;
+            }
+        }
+        builder.finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{JobId, JobSpec, JobState, Phase};
+    use crate::policy::{ClusterView, PoolMode};
+
+    #[test]
+    fn first_job_takes_what_it_can_use() {
+        let mut late_high = JobSpec::new(5, 3, 0);
+        late_high.priority = 1;
+        let jobs = vec![
+            JobState::new(JobId(0), JobSpec::new(0, 6, 0)),
+            JobState::new(JobId(1), JobSpec::new(1, 6, 0)),
+            JobState::new(JobId(2), late_high),
+        ];
+        let active = [JobId(0), JobId(1), JobId(2)];
+        let cluster = ClusterView { map_slots: 10, reduce_slots: 2, mode: PoolMode::Split, nodes: 2 };
+        let snap = Snapshot { now: 10, cluster, jobs: &jobs, active: &active };
+        let plan = Fifo.plan(&snap);
+        let order: Vec<_> = plan.entries.iter().map(|e| (e.job.0, e.target[Phase::Map.idx()])).collect();
+        assert_eq!(order, vec![(2, 3), (0, 6), (1, 1)]);
+    }
+}

@@ -1,0 +1,51 @@
+//! The policy registry: maps `circumflex.policy` names to constructors.
+//!
+//! Add a policy by adding a module here, an arm in [`create`] and its name in [`POLICY_NAMES`].
+
+pub mod fair;
+pub mod fifo;
+
+use crate::config::EngineConfig;
+use crate::error::{Error, Result};
+use crate::policy::Policy;
+
+/// Every policy name `create` accepts (test-only policies excluded).
+pub const POLICY_NAMES: &[&str] = &["fifo", "fair"];
+
+/// Builds the configured policy, validating its parameters.
+pub fn create(config: &EngineConfig) -> Result<Box<dyn Policy>> {
+    match config.policy.as_str() {
+        "fifo" => Ok(Box::new(fifo::Fifo)),
+        "fair" => Ok(Box::new(fair::Fair)),
+        #[cfg(feature = "test-policies")]
+        "test-panic" => Ok(Box::new(test_panic::PanicOnPlan)),
+        other => Err(Error::config(
+            crate::config::KEY_POLICY,
+            other,
+            format!("one of {}", POLICY_NAMES.join(", ")),
+        )),
+    }
+}
+
+/// Policies that exist only to test failure handling in the hosts. Compiled only with the
+/// `test-policies` feature, which release builds do not enable.
+#[cfg(feature = "test-policies")]
+pub mod test_panic {
+    use crate::policy::{Plan, Policy, Snapshot};
+
+    /// Panics whenever it is asked for a plan with at least one active job.
+    #[derive(Debug)]
+    pub struct PanicOnPlan;
+
+    impl Policy for PanicOnPlan {
+        fn name(&self) -> &'static str {
+            "test-panic"
+        }
+        fn plan(&mut self, snapshot: &Snapshot<'_>) -> Plan {
+            if !snapshot.active.is_empty() {
+                panic!("test-panic policy: deliberate panic with {} active jobs", snapshot.active.len());
+            }
+            Plan { computed_at: snapshot.now, entries: Vec::new() }
+        }
+    }
+}

@@ -1,0 +1,293 @@
+//! The policy contract: a snapshot in, a plan out.
+//!
+//! A policy answers two questions (design brief, "Policy"):
+//! 1. **Every epoch** (and on arrivals and departures): given a [`Snapshot`] of the cluster and the
+//!    active jobs, produce a [`Plan`]: target slots per job and phase, in priority order.
+//! 2. **At submission**: admit or reject a job ([`Policy::admit`]); the default admits all.
+//!
+//! The per-heartbeat *assignment* (which jobs get this node's free slots) is mechanism shared by
+//! every policy and lives in the engine: it serves the job that is most under-allocated relative
+//! to its target, then spare capacity in plan order, with delay scheduling for locality. That is
+//! the FLEX assignment layer, and FIFO and Fair are expressed through their targets.
+//!
+//! **Architecture invariant:** policies are pure and deterministic. A policy never does IO, never
+//! reads a clock and never calls into the host; the same snapshot gives the same plan, so what
+//! the simulator measures is what runs in Hadoop. Policies may keep internal state across calls
+//! (learned cost parameters, admission ledgers) as long as it is a function of the calls made.
+
+use serde::{Deserialize, Serialize};
+
+use crate::model::{JobId, JobState, Phase, Time, Work};
+
+/// How slots are pooled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PoolMode {
+    /// Separate map and reduce slots (MRv1 TaskTrackers).
+    Split,
+    /// One pool shared by both phases (YARN containers; FlowFlex and ASRPT's model).
+    Shared,
+}
+
+/// A set of interchangeable slots that one allocation problem divides.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Pool {
+    /// Slots in the pool.
+    pub capacity: u32,
+    /// Phases that draw on this pool.
+    pub phases: &'static [Phase],
+}
+
+/// The cluster as policies see it: capacities only; node identity is the engine's business.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClusterView {
+    /// Total map slots (in [`PoolMode::Shared`], the whole pool is `map_slots + reduce_slots`).
+    pub map_slots: u32,
+    /// Total reduce slots.
+    pub reduce_slots: u32,
+    /// Pooling.
+    pub mode: PoolMode,
+    /// Live nodes.
+    pub nodes: u32,
+}
+
+const MAP_ONLY: &[Phase] = &[Phase::Map];
+const REDUCE_ONLY: &[Phase] = &[Phase::Reduce];
+const BOTH: &[Phase] = &[Phase::Map, Phase::Reduce];
+
+impl ClusterView {
+    /// The allocation problems this cluster poses: two in split mode, one in shared mode.
+    pub fn pools(&self) -> impl Iterator<Item = Pool> {
+        let pools: [Option<Pool>; 2] = match self.mode {
+            PoolMode::Split => [
+                Some(Pool { capacity: self.map_slots, phases: MAP_ONLY }),
+                Some(Pool { capacity: self.reduce_slots, phases: REDUCE_ONLY }),
+            ],
+            PoolMode::Shared => {
+                [Some(Pool { capacity: self.map_slots + self.reduce_slots, phases: BOTH }), None]
+            }
+        };
+        pools.into_iter().flatten()
+    }
+
+    /// Total slots of all pools.
+    pub fn total_slots(&self) -> u32 {
+        self.map_slots + self.reduce_slots
+    }
+}
+
+/// What a policy sees at planning time. Borrowed from the engine; cheap to build.
+#[derive(Clone, Copy, Debug)]
+pub struct Snapshot<'a> {
+    /// Current time.
+    pub now: Time,
+    /// Capacities.
+    pub cluster: ClusterView,
+    /// Every job the engine knows, indexed by `JobId.0` (finished and rejected jobs included).
+    pub jobs: &'a [JobState],
+    /// Ids of active jobs, in submission order (then id).
+    pub active: &'a [JobId],
+}
+
+impl<'a> Snapshot<'a> {
+    /// The job with id `id`. Ids in `active` always resolve.
+    #[inline]
+    pub fn job(&self, id: JobId) -> &'a JobState {
+        &self.jobs[id.0 as usize]
+    }
+
+    /// Active jobs in submission order.
+    pub fn active_jobs(&self) -> impl Iterator<Item = &'a JobState> + '_ {
+        self.active.iter().map(move |id| self.job(*id))
+    }
+}
+
+/// Slots a job could use in `pool` right now: running tasks plus runnable pending tasks.
+pub fn pool_demand(job: &JobState, pool: &Pool) -> u32 {
+    pool.phases
+        .iter()
+        .map(|&ph| {
+            let p = job.phase(ph);
+            p.running + if job.runnable(ph) { p.pending } else { 0 }
+        })
+        .sum()
+}
+
+/// Remaining work of a job in `pool` (all phases of the pool, runnable or not), slot-ms.
+pub fn pool_remaining_work(job: &JobState, pool: &Pool) -> Work {
+    pool.phases.iter().map(|&ph| job.remaining_work(ph)).sum()
+}
+
+/// The job's minimum and maximum slots within a pool of `capacity`, clamped so that
+/// `min <= max <= capacity` (FLEX `m_j`, `M_j`).
+pub fn slot_bounds(job: &JobState, capacity: u32) -> (u32, u32) {
+    let max = job.spec.max_slots.unwrap_or(capacity).min(capacity);
+    (job.spec.min_slots.min(max), max)
+}
+
+/// One job's line in a plan.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PlanEntry {
+    /// The job.
+    pub job: JobId,
+    /// Target slots per phase, indexed by [`Phase::idx`]. In a shared pool the policy's total
+    /// is split map-first by [`PlanBuilder::set_pool_target`].
+    pub target: [u32; 2],
+    /// The policy's predicted completion time, if it computes one.
+    pub predicted_completion_ms: Option<Time>,
+}
+
+/// Admission decision for a submitted job.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "decision", rename_all = "snake_case")]
+pub enum Admission {
+    /// Run it.
+    Accept,
+    /// Refuse it; `reason` is shown to the submitter.
+    Reject {
+        /// Why, with figures (e.g. "finishes at ... 12.3 s after its deadline").
+        reason: String,
+    },
+}
+
+/// The output of one planning round: priority order and targets.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Plan {
+    /// When it was computed.
+    pub computed_at: Time,
+    /// Entries in priority order, highest first. Every active job appears exactly once.
+    pub entries: Vec<PlanEntry>,
+}
+
+impl Plan {
+    /// The entry of `job`, if present (linear; for tests and reports, not the hot path).
+    pub fn entry(&self, job: JobId) -> Option<&PlanEntry> {
+        self.entries.iter().find(|e| e.job == job)
+    }
+
+    /// Sum of targets over `phase`.
+    pub fn total_target(&self, phase: Phase) -> u32 {
+        self.entries.iter().map(|e| e.target[phase.idx()]).sum()
+    }
+}
+
+/// Helps policies assemble a [`Plan`] pool by pool without knowing the pool mode.
+#[derive(Debug)]
+pub struct PlanBuilder<'a> {
+    snapshot: &'a Snapshot<'a>,
+    plan: Plan,
+    /// Position of each job in `plan.entries`, indexed by `JobId.0`; `u32::MAX` = absent.
+    pos: Vec<u32>,
+}
+
+impl<'a> PlanBuilder<'a> {
+    /// Starts a plan whose priority order is `order` (must list every active job once; jobs
+    /// missing from it are appended in submission order so none is ever dropped).
+    pub fn new(snapshot: &'a Snapshot<'a>, order: impl IntoIterator<Item = JobId>) -> PlanBuilder<'a> {
+        let mut pos = vec![u32::MAX; snapshot.jobs.len()];
+        let mut entries = Vec::with_capacity(snapshot.active.len());
+        let push = |id: JobId, entries: &mut Vec<PlanEntry>, pos: &mut Vec<u32>| {
+            let slot = &mut pos[id.0 as usize];
+            if *slot == u32::MAX && snapshot.job(id).is_active() {
+                *slot = entries.len() as u32;
+                entries.push(PlanEntry { job: id, target: [0, 0], predicted_completion_ms: None });
+            }
+        };
+        for id in order {
+            push(id, &mut entries, &mut pos);
+        }
+        for &id in snapshot.active {
+            push(id, &mut entries, &mut pos);
+        }
+        PlanBuilder { snapshot, plan: Plan { computed_at: snapshot.now, entries }, pos }
+    }
+
+    /// Sets the job's target in `pool` to `slots`. In a shared pool the slots go to runnable
+    /// maps first, then to reduces (a job's phases rarely overlap: slow start defaults to 1.0).
+    pub fn set_pool_target(&mut self, job: JobId, pool: &Pool, slots: u32) {
+        let Some(&p) = self.pos.get(job.0 as usize) else { return };
+        if p == u32::MAX {
+            return;
+        }
+        let entry = &mut self.plan.entries[p as usize];
+        if pool.phases.len() == 1 {
+            entry.target[pool.phases[0].idx()] = slots;
+            return;
+        }
+        let js = self.snapshot.job(job);
+        let map_demand = {
+            let m = js.phase(Phase::Map);
+            m.running + if js.runnable(Phase::Map) { m.pending } else { 0 }
+        };
+        let maps = slots.min(map_demand);
+        entry.target[Phase::Map.idx()] = maps;
+        entry.target[Phase::Reduce.idx()] = slots - maps;
+    }
+
+    /// Records the policy's predicted completion for `job`.
+    pub fn set_predicted_completion(&mut self, job: JobId, at: Time) {
+        if let Some(&p) = self.pos.get(job.0 as usize) {
+            if p != u32::MAX {
+                let e = &mut self.plan.entries[p as usize];
+                e.predicted_completion_ms = Some(e.predicted_completion_ms.map_or(at, |x| x.max(at)));
+            }
+        }
+    }
+
+    /// The finished plan.
+    pub fn finish(self) -> Plan {
+        self.plan
+    }
+}
+
+/// A scheduling policy. See the module docs for the contract.
+pub trait Policy: Send {
+    /// Registry name (`circumflex.policy` value), e.g. `fifo`.
+    fn name(&self) -> &'static str;
+
+    /// Decides whether to accept `candidate` (already in the snapshot, with status Active).
+    /// Policies without admission control accept everything.
+    fn admit(&mut self, _snapshot: &Snapshot<'_>, _candidate: JobId) -> Admission {
+        Admission::Accept
+    }
+
+    /// Computes the plan for the snapshot.
+    fn plan(&mut self, snapshot: &Snapshot<'_>) -> Plan;
+
+    /// Told when a job finishes (for feedback controllers and learned estimates). Default: nothing.
+    fn on_job_finished(&mut self, _snapshot: &Snapshot<'_>, _job: JobId) {}
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::JobSpec;
+
+    #[test]
+    fn shared_pool_targets_go_to_maps_first() {
+        let jobs = vec![JobState::new(JobId(0), JobSpec::new(0, 3, 2))];
+        let active = [JobId(0)];
+        let cluster = ClusterView { map_slots: 4, reduce_slots: 4, mode: PoolMode::Shared, nodes: 1 };
+        let snap = Snapshot { now: 0, cluster, jobs: &jobs, active: &active };
+        let pool = cluster.pools().next().unwrap();
+        assert_eq!(pool.capacity, 8);
+        let mut b = PlanBuilder::new(&snap, []);
+        b.set_pool_target(JobId(0), &pool, 5);
+        let plan = b.finish();
+        assert_eq!(plan.entries[0].target, [3, 2]);
+    }
+
+    #[test]
+    fn builder_never_drops_an_active_job() {
+        let jobs = vec![
+            JobState::new(JobId(0), JobSpec::new(0, 1, 0)),
+            JobState::new(JobId(1), JobSpec::new(1, 1, 0)),
+        ];
+        let active = [JobId(0), JobId(1)];
+        let cluster = ClusterView { map_slots: 1, reduce_slots: 1, mode: PoolMode::Split, nodes: 1 };
+        let snap = Snapshot { now: 0, cluster, jobs: &jobs, active: &active };
+        let plan = PlanBuilder::new(&snap, [JobId(1), JobId(1)]).finish();
+        let order: Vec<_> = plan.entries.iter().map(|e| e.job).collect();
+        assert_eq!(order, vec![JobId(1), JobId(0)]);
+    }
+}
