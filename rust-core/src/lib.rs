@@ -11,9 +11,11 @@
 //! - [`engine`]: per-instance state, events, epochs and the heartbeat assignment layer.
 //! - [`config`]: `circumflex.*` keys, parsed and validated.
 //! - [`error`]: typed errors whose messages name the bad key or field.
+//! - [`asrpt`]: ASRPT, its SRPT lower bound and the slot-model baselines (efficiency-ratio paper).
 #![deny(missing_docs)]
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 
+pub mod asrpt;
 pub mod config;
 pub mod engine;
 pub mod error;
