@@ -3,5 +3,8 @@
 //!
 //! - [`slot`]: the paper's discrete-slot model with ASRPT (preemptive and non-preemptive), the
 //!   virtual SRPT lower bound, DSRPT, FIFO, Fair and LRPT, and a brute-force optimum for tiny
-//!   instances; this is what the reproduction study runs.
+//!   instances.
+//! - [`study`]: the reproduction of the paper's Section VII simulations (ratios to the SRPT bound,
+//!   flow-time CDFs) in both modes.
 pub mod slot;
+pub mod study;
