@@ -365,7 +365,12 @@ impl Engine {
         } else {
             p.pending += 1;
         }
+        // A finished map phase makes reduces runnable: a significant event, re-plan at the next tick.
+        let map_phase_done = phase == Phase::Map && success && p.pending == 0 && p.running == 0;
         let done = j.phases.iter().all(|p| p.pending == 0 && p.running == 0 && p.finished >= p.total);
+        if map_phase_done {
+            self.dirty = true;
+        }
         if done {
             self.finish_job(job, now)?;
         } else {

@@ -222,6 +222,19 @@ impl<'a> PlanBuilder<'a> {
         entry.target[Phase::Reduce.idx()] = slots - maps;
     }
 
+    /// Sets the job's targets for the phases of `pool` explicitly, `[map, reduce]` (entries of
+    /// phases outside the pool are ignored). For policies that decide per phase even in a shared pool.
+    pub fn set_phase_targets(&mut self, job: JobId, pool: &Pool, targets: [u32; 2]) {
+        let Some(&p) = self.pos.get(job.0 as usize) else { return };
+        if p == u32::MAX {
+            return;
+        }
+        let entry = &mut self.plan.entries[p as usize];
+        for &ph in pool.phases {
+            entry.target[ph.idx()] = targets[ph.idx()];
+        }
+    }
+
     /// Records the policy's predicted completion for `job`.
     pub fn set_predicted_completion(&mut self, job: JobId, at: Time) {
         if let Some(&p) = self.pos.get(job.0 as usize) {

@@ -6,5 +6,7 @@
 //!   instances.
 //! - [`study`]: the reproduction of the paper's Section VII simulations (ratios to the SRPT bound,
 //!   flow-time CDFs) in both modes.
+//! - [`policy`]: ASRPT as a live engine policy (`circumflex.policy = asrpt`).
+pub mod policy;
 pub mod slot;
 pub mod study;

@@ -10,13 +10,14 @@ use crate::error::{Error, Result};
 use crate::policy::Policy;
 
 /// Every policy name `create` accepts (test-only policies excluded).
-pub const POLICY_NAMES: &[&str] = &["fifo", "fair"];
+pub const POLICY_NAMES: &[&str] = &["fifo", "fair", "asrpt"];
 
 /// Builds the configured policy, validating its parameters.
 pub fn create(config: &EngineConfig) -> Result<Box<dyn Policy>> {
     match config.policy.as_str() {
         "fifo" => Ok(Box::new(fifo::Fifo)),
         "fair" => Ok(Box::new(fair::Fair)),
+        "asrpt" => Ok(Box::new(crate::asrpt::policy::AsrptPolicy)),
         #[cfg(feature = "test-policies")]
         "test-panic" => Ok(Box::new(test_panic::PanicOnPlan)),
         other => Err(Error::config(crate::config::KEY_POLICY, other, format!("one of {}", POLICY_NAMES.join(", ")))),
