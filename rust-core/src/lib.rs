@@ -12,6 +12,7 @@
 //! - [`config`]: `circumflex.*` keys, parsed and validated.
 //! - [`error`]: typed errors whose messages name the bad key or field.
 //! - [`asrpt`]: ASRPT, its SRPT lower bound and the slot-model baselines (efficiency-ratio paper).
+//! - [`rtmr`]: the RTMR deadline scheduler with admission control, and the Deadline Constraint baseline.
 #![deny(missing_docs)]
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 
@@ -22,6 +23,7 @@ pub mod error;
 pub mod model;
 pub mod policies;
 pub mod policy;
+pub mod rtmr;
 
 pub use config::EngineConfig;
 pub use engine::{Choice, Engine};

@@ -370,6 +370,14 @@ pub struct JobState {
     /// Whether the host says the job can run reduces now. When `None` the engine derives it from
     /// `reduce_slowstart`.
     pub reduces_ready_override: Option<bool>,
+    /// Finish time of every successful task per phase, in finish order; recorded only when the
+    /// policy asks for it (`Policy::needs_task_finish_times`).
+    #[serde(default, skip_serializing_if = "task_log_is_empty")]
+    pub task_finish_ms: [Vec<Time>; 2],
+}
+
+fn task_log_is_empty(log: &[Vec<Time>; 2]) -> bool {
+    log[0].is_empty() && log[1].is_empty()
 }
 
 /// Default duration assumed for a task when nothing is known yet (no estimate, nothing observed).
@@ -390,6 +398,7 @@ impl JobState {
             started_ms: None,
             finished_ms: None,
             reduces_ready_override: None,
+            task_finish_ms: [Vec::new(), Vec::new()],
         }
     }
 

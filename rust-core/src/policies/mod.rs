@@ -10,7 +10,7 @@ use crate::error::{Error, Result};
 use crate::policy::Policy;
 
 /// Every policy name `create` accepts (test-only policies excluded).
-pub const POLICY_NAMES: &[&str] = &["fifo", "fair", "asrpt"];
+pub const POLICY_NAMES: &[&str] = &["fifo", "fair", "asrpt", "rtmr"];
 
 /// Builds the configured policy, validating its parameters.
 pub fn create(config: &EngineConfig) -> Result<Box<dyn Policy>> {
@@ -18,6 +18,9 @@ pub fn create(config: &EngineConfig) -> Result<Box<dyn Policy>> {
         "fifo" => Ok(Box::new(fifo::Fifo)),
         "fair" => Ok(Box::new(fair::Fair)),
         "asrpt" => Ok(Box::new(crate::asrpt::policy::AsrptPolicy)),
+        "rtmr" => {
+            Ok(Box::new(crate::rtmr::policy::RtmrPolicy::new(crate::rtmr::policy::RtmrConfig::from_engine(config)?)))
+        }
         #[cfg(feature = "test-policies")]
         "test-panic" => Ok(Box::new(test_panic::PanicOnPlan)),
         other => Err(Error::config(crate::config::KEY_POLICY, other, format!("one of {}", POLICY_NAMES.join(", ")))),
@@ -42,7 +45,7 @@ pub mod test_panic {
             if !snapshot.active.is_empty() {
                 panic!("test-panic policy: deliberate panic with {} active jobs", snapshot.active.len());
             }
-            Plan { computed_at: snapshot.now, entries: Vec::new() }
+            Plan { computed_at: snapshot.now, ..Plan::default() }
         }
     }
 }
