@@ -10,7 +10,7 @@ use crate::error::{Error, Result};
 use crate::policy::Policy;
 
 /// Every policy name `create` accepts (test-only policies excluded).
-pub const POLICY_NAMES: &[&str] = &["fifo", "fair", "asrpt", "rtmr"];
+pub const POLICY_NAMES: &[&str] = &["fifo", "fair", "asrpt", "rtmr", "deadline-constraint"];
 
 /// Builds the configured policy, validating its parameters.
 pub fn create(config: &EngineConfig) -> Result<Box<dyn Policy>> {
@@ -18,6 +18,7 @@ pub fn create(config: &EngineConfig) -> Result<Box<dyn Policy>> {
         "fifo" => Ok(Box::new(fifo::Fifo)),
         "fair" => Ok(Box::new(fair::Fair)),
         "asrpt" => Ok(Box::new(crate::asrpt::policy::AsrptPolicy)),
+        "deadline-constraint" => Ok(Box::new(crate::rtmr::dc::DeadlineConstraint::from_engine(config)?)),
         "rtmr" => {
             Ok(Box::new(crate::rtmr::policy::RtmrPolicy::new(crate::rtmr::policy::RtmrConfig::from_engine(config)?)))
         }

@@ -4,5 +4,7 @@
 //!
 //! - [`vectors`]: CalT and SATU, the vector algebra of the admission test.
 //! - [`policy`]: `circumflex.policy = rtmr`.
+//! - [`dc`]: `circumflex.policy = deadline-constraint`, the baseline.
+pub mod dc;
 pub mod policy;
 pub mod vectors;
