@@ -12,10 +12,12 @@
 //! - [`config`]: `circumflex.*` keys, parsed and validated.
 //! - [`error`]: typed errors whose messages name the bad key or field.
 //! - [`asrpt`]: ASRPT, its SRPT lower bound and the slot-model baselines (efficiency-ratio paper).
+//! - [`adaptive`]: the Adaptive Scheduler family (completion-time goals).
 //! - [`rtmr`]: the RTMR deadline scheduler with admission control, and the Deadline Constraint baseline.
 #![deny(missing_docs)]
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 
+pub mod adaptive;
 pub mod asrpt;
 pub mod config;
 pub mod engine;

@@ -10,7 +10,7 @@ use crate::error::{Error, Result};
 use crate::policy::Policy;
 
 /// Every policy name `create` accepts (test-only policies excluded).
-pub const POLICY_NAMES: &[&str] = &["fifo", "fair", "asrpt", "rtmr", "deadline-constraint"];
+pub const POLICY_NAMES: &[&str] = &["fifo", "fair", "asrpt", "rtmr", "deadline-constraint", "adaptive"];
 
 /// Builds the configured policy, validating its parameters.
 pub fn create(config: &EngineConfig) -> Result<Box<dyn Policy>> {
@@ -18,6 +18,9 @@ pub fn create(config: &EngineConfig) -> Result<Box<dyn Policy>> {
         "fifo" => Ok(Box::new(fifo::Fifo)),
         "fair" => Ok(Box::new(fair::Fair)),
         "asrpt" => Ok(Box::new(crate::asrpt::policy::AsrptPolicy)),
+        "adaptive" => Ok(Box::new(crate::adaptive::scheduler::AdaptivePolicy::new(
+            crate::adaptive::scheduler::AdaptiveConfig::from_engine(config)?,
+        ))),
         "deadline-constraint" => Ok(Box::new(crate::rtmr::dc::DeadlineConstraint::from_engine(config)?)),
         "rtmr" => {
             Ok(Box::new(crate::rtmr::policy::RtmrPolicy::new(crate::rtmr::policy::RtmrConfig::from_engine(config)?)))
