@@ -7,7 +7,8 @@
 //! Code map:
 //! - [`model`]: time, ids, phases, job specs and job state.
 //! - [`policy`]: the `Policy` trait (snapshot in, plan out) and plan vocabulary.
-//! - [`policies`]: the registry and every policy (FIFO, Fair, ...).
+//! - [`policies`]: the registry and every policy (FIFO, Fair, FLEX, ...).
+//! - [`flex`]: the FLEX engine: objectives, Smith's rule, the backwards DP, malleable packing.
 //! - [`engine`]: per-instance state, events, epochs and the heartbeat assignment layer.
 //! - [`config`]: `circumflex.*` keys, parsed and validated.
 //! - [`error`]: typed errors whose messages name the bad key or field.
@@ -17,6 +18,7 @@
 pub mod config;
 pub mod engine;
 pub mod error;
+pub mod flex;
 pub mod model;
 pub mod policies;
 pub mod policy;

@@ -10,13 +10,14 @@ use crate::error::{Error, Result};
 use crate::policy::Policy;
 
 /// Every policy name `create` accepts (test-only policies excluded).
-pub const POLICY_NAMES: &[&str] = &["fifo", "fair"];
+pub const POLICY_NAMES: &[&str] = &["fifo", "fair", "flex"];
 
 /// Builds the configured policy, validating its parameters.
 pub fn create(config: &EngineConfig) -> Result<Box<dyn Policy>> {
     match config.policy.as_str() {
         "fifo" => Ok(Box::new(fifo::Fifo)),
         "fair" => Ok(Box::new(fair::Fair)),
+        "flex" => Ok(Box::new(crate::flex::FlexPolicy::from_config(config)?)),
         #[cfg(feature = "test-policies")]
         "test-panic" => Ok(Box::new(test_panic::PanicOnPlan)),
         other => Err(Error::config(
@@ -43,9 +44,15 @@ pub mod test_panic {
         }
         fn plan(&mut self, snapshot: &Snapshot<'_>) -> Plan {
             if !snapshot.active.is_empty() {
-                panic!("test-panic policy: deliberate panic with {} active jobs", snapshot.active.len());
+                panic!(
+                    "test-panic policy: deliberate panic with {} active jobs",
+                    snapshot.active.len()
+                );
             }
-            Plan { computed_at: snapshot.now, entries: Vec::new() }
+            Plan {
+                computed_at: snapshot.now,
+                entries: Vec::new(),
+            }
         }
     }
 }
