@@ -72,10 +72,7 @@ where
     T: std::str::FromStr + PartialOrd + std::fmt::Display + Copy,
 {
     let allowed = || format!("an integer in [{lo}, {hi}]");
-    let v: T = value
-        .trim()
-        .parse()
-        .map_err(|_| Error::config(key, value, allowed()))?;
+    let v: T = value.trim().parse().map_err(|_| Error::config(key, value, allowed()))?;
     if v < lo || v > hi {
         return Err(Error::config(key, value, allowed()));
     }
@@ -94,10 +91,7 @@ pub fn parse_bool(key: &str, value: &str) -> Result<bool> {
 /// Parses a finite float key within `[lo, hi]`.
 pub fn parse_f64(key: &str, value: &str, lo: f64, hi: f64) -> Result<f64> {
     let allowed = || format!("a number in [{lo}, {hi}]");
-    let v: f64 = value
-        .trim()
-        .parse()
-        .map_err(|_| Error::config(key, value, allowed()))?;
+    let v: f64 = value.trim().parse().map_err(|_| Error::config(key, value, allowed()))?;
     if !v.is_finite() || v < lo || v > hi {
         return Err(Error::config(key, value, allowed()));
     }
@@ -164,23 +158,11 @@ mod tests {
 
     #[test]
     fn errors_name_key_value_and_allowed() {
-        let err = EngineConfig::from_pairs([("circumflex.policy", "lottery")])
-            .unwrap_err()
-            .to_string();
-        assert!(
-            err.contains("circumflex.policy") && err.contains("lottery") && err.contains("fifo"),
-            "{err}"
-        );
-        let err = EngineConfig::from_pairs([("circumflex.epoch.ms", "-5")])
-            .unwrap_err()
-            .to_string();
-        assert!(
-            err.contains("circumflex.epoch.ms") && err.contains("-5") && err.contains("integer"),
-            "{err}"
-        );
-        let err = EngineConfig::from_pairs([("circumflex.pool.mode", "both")])
-            .unwrap_err()
-            .to_string();
+        let err = EngineConfig::from_pairs([("circumflex.policy", "lottery")]).unwrap_err().to_string();
+        assert!(err.contains("circumflex.policy") && err.contains("lottery") && err.contains("fifo"), "{err}");
+        let err = EngineConfig::from_pairs([("circumflex.epoch.ms", "-5")]).unwrap_err().to_string();
+        assert!(err.contains("circumflex.epoch.ms") && err.contains("-5") && err.contains("integer"), "{err}");
+        let err = EngineConfig::from_pairs([("circumflex.pool.mode", "both")]).unwrap_err().to_string();
         assert!(err.contains("split or shared"), "{err}");
     }
 }

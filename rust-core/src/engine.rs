@@ -179,13 +179,7 @@ impl Engine {
 
     /// Registers a node with `map_slots` and `reduce_slots` (shared mode: pass all slots as
     /// `map_slots` and 0). Returns its id.
-    pub fn add_node(
-        &mut self,
-        name: &str,
-        rack: &str,
-        map_slots: u32,
-        reduce_slots: u32,
-    ) -> NodeId {
+    pub fn add_node(&mut self, name: &str, rack: &str, map_slots: u32, reduce_slots: u32) -> NodeId {
         let id = NodeId(self.nodes.len() as u32);
         self.nodes.push(NodeState {
             id,
@@ -200,12 +194,7 @@ impl Engine {
     }
 
     /// Changes a node's capacity.
-    pub fn set_node_capacity(
-        &mut self,
-        node: NodeId,
-        map_slots: u32,
-        reduce_slots: u32,
-    ) -> Result<()> {
+    pub fn set_node_capacity(&mut self, node: NodeId, map_slots: u32, reduce_slots: u32) -> Result<()> {
         let n = self.node_mut(node)?;
         n.capacity = [map_slots, reduce_slots];
         self.dirty = true;
@@ -224,10 +213,7 @@ impl Engine {
         self.nodes
             .get_mut(node.0 as usize)
             .filter(|n| n.alive)
-            .ok_or(Error::UnknownId {
-                kind: "node",
-                id: node.0 as i64,
-            })
+            .ok_or(Error::UnknownId { kind: "node", id: node.0 as i64 })
     }
 
     /// All nodes ever added.
@@ -237,12 +223,7 @@ impl Engine {
 
     /// Capacities of live nodes.
     pub fn cluster(&self) -> ClusterView {
-        let mut view = ClusterView {
-            map_slots: 0,
-            reduce_slots: 0,
-            mode: self.config.pool_mode,
-            nodes: 0,
-        };
+        let mut view = ClusterView { map_slots: 0, reduce_slots: 0, mode: self.config.pool_mode, nodes: 0 };
         for n in self.nodes.iter().filter(|n| n.alive) {
             view.map_slots += n.capacity[0];
             view.reduce_slots += n.capacity[1];
@@ -258,10 +239,7 @@ impl Engine {
     /// scheduled.
     pub fn submit(&mut self, spec: JobSpec, now: Time) -> Result<(JobId, Admission)> {
         spec.validate()?;
-        let id = JobId(
-            u32::try_from(self.jobs.len())
-                .map_err(|_| Error::job("job count", self.jobs.len(), "fewer than 2^32 jobs"))?,
-        );
+        let id = JobId(u32::try_from(self.jobs.len()).map_err(|_| Error::job("job count", self.jobs.len(), "fewer than 2^32 jobs"))?);
         self.jobs.push(JobState::new(id, spec));
         self.rank.push(u32::MAX);
         self.target.push([0, 0]);
@@ -269,12 +247,7 @@ impl Engine {
         self.index.push([IndexSlot::default(); 2]);
         self.active.push(id);
         let admission = {
-            let snap = Snapshot {
-                now,
-                cluster: self.cluster(),
-                jobs: &self.jobs,
-                active: &self.active,
-            };
+            let snap = Snapshot { now, cluster: self.cluster(), jobs: &self.jobs, active: &self.active };
             self.policy.admit(&snap, id)
         };
         match admission {
@@ -298,10 +271,7 @@ impl Engine {
         self.jobs
             .get_mut(job.0 as usize)
             .filter(|j| j.is_active())
-            .ok_or(Error::UnknownId {
-                kind: "job",
-                id: job.0 as i64,
-            })
+            .ok_or(Error::UnknownId { kind: "job", id: job.0 as i64 })
     }
 
     /// The job with id `job` (any status).
@@ -338,14 +308,7 @@ impl Engine {
     }
 
     /// A task of `job`'s `phase` started on `node` at `locality`.
-    pub fn task_started(
-        &mut self,
-        job: JobId,
-        phase: Phase,
-        node: NodeId,
-        locality: Locality,
-        now: Time,
-    ) -> Result<()> {
+    pub fn task_started(&mut self, job: JobId, phase: Phase, node: NodeId, locality: Locality, now: Time) -> Result<()> {
         let slot = self.slot_of(phase);
         self.node_mut(node)?.running[slot] += 1;
         let j = self.job_mut(job)?;
@@ -368,15 +331,7 @@ impl Engine {
 
     /// A task of `job`'s `phase` on `node` ended after `duration_ms`. A failed task goes back to
     /// pending. When every task of the job has finished the job completes (and re-plans).
-    pub fn task_finished(
-        &mut self,
-        job: JobId,
-        phase: Phase,
-        node: NodeId,
-        duration_ms: Time,
-        success: bool,
-        now: Time,
-    ) -> Result<()> {
+    pub fn task_finished(&mut self, job: JobId, phase: Phase, node: NodeId, duration_ms: Time, success: bool, now: Time) -> Result<()> {
         let slot = self.slot_of(phase);
         if let Some(n) = self.nodes.get_mut(node.0 as usize) {
             n.running[slot] = n.running[slot].saturating_sub(1);
@@ -392,10 +347,7 @@ impl Engine {
         } else {
             p.pending += 1;
         }
-        let done = j
-            .phases
-            .iter()
-            .all(|p| p.pending == 0 && p.running == 0 && p.finished >= p.total);
+        let done = j.phases.iter().all(|p| p.pending == 0 && p.running == 0 && p.finished >= p.total);
         if done {
             self.finish_job(job, now)?;
         } else {
@@ -410,12 +362,7 @@ impl Engine {
         match self.jobs.get(job.0 as usize).map(|j| j.status) {
             Some(JobStatus::Active) => {}
             Some(_) => return Ok(()),
-            None => {
-                return Err(Error::UnknownId {
-                    kind: "job",
-                    id: job.0 as i64,
-                })
-            }
+            None => return Err(Error::UnknownId { kind: "job", id: job.0 as i64 }),
         }
         {
             let j = &mut self.jobs[job.0 as usize];
@@ -426,12 +373,7 @@ impl Engine {
         self.unindex(job);
         self.stats.finished += 1;
         {
-            let snap = Snapshot {
-                now,
-                cluster: self.cluster(),
-                jobs: &self.jobs,
-                active: &self.active,
-            };
+            let snap = Snapshot { now, cluster: self.cluster(), jobs: &self.jobs, active: &self.active };
             self.policy.on_job_finished(&snap, job);
         }
         self.dirty = true;
@@ -458,12 +400,7 @@ impl Engine {
     pub fn replan(&mut self, now: Time) {
         let started = Instant::now();
         let plan = {
-            let snap = Snapshot {
-                now,
-                cluster: self.cluster(),
-                jobs: &self.jobs,
-                active: &self.active,
-            };
+            let snap = Snapshot { now, cluster: self.cluster(), jobs: &self.jobs, active: &self.active };
             self.policy.plan(&snap)
         };
         for &id in &self.active {
@@ -512,12 +449,7 @@ impl Engine {
 
     /// A snapshot of the current state, for reports and tests.
     pub fn snapshot(&self, now: Time) -> Snapshot<'_> {
-        Snapshot {
-            now,
-            cluster: self.cluster(),
-            jobs: &self.jobs,
-            active: &self.active,
-        }
+        Snapshot { now, cluster: self.cluster(), jobs: &self.jobs, active: &self.active }
     }
 
     #[inline]
@@ -591,10 +523,7 @@ impl Engine {
     /// Never re-plans. Counts a skipped scheduling opportunity for each restricted-locality offer.
     pub fn node_update(&mut self, node: NodeId, free: [u32; 2], _now: Time) -> Result<&[Choice]> {
         if !self.nodes.get(node.0 as usize).is_some_and(|n| n.alive) {
-            return Err(Error::UnknownId {
-                kind: "node",
-                id: node.0 as i64,
-            });
+            return Err(Error::UnknownId { kind: "node", id: node.0 as i64 });
         }
         self.stats.node_updates += 1;
         self.choices.clear();
@@ -610,9 +539,7 @@ impl Engine {
 
         // Pass 1: under-allocated entries, most under-allocated first, one slot at a time.
         while self.choices.len() < max_choices && budget.iter().any(|&b| b > 0) {
-            let Some(entry) = self.first_under_with_budget(&budget) else {
-                break;
-            };
+            let Some(entry) = self.first_under_with_budget(&budget) else { break };
             let (_, rank, ph, jid) = entry;
             let phase = if ph == 0 { Phase::Map } else { Phase::Reduce };
             let job = JobId(jid);
@@ -620,12 +547,7 @@ impl Engine {
             self.touched.push((jid, ph));
             let locality = self.allowed_locality(job, phase);
             let j = &self.jobs[jid as usize];
-            let already = self
-                .choices
-                .iter()
-                .filter(|c| c.job == job && c.phase == phase)
-                .map(|c| c.count)
-                .sum::<u32>();
+            let already = self.choices.iter().filter(|c| c.job == job && c.phase == phase).map(|c| c.count).sum::<u32>();
             let running = j.phase(phase).running + already + 1;
             let target = self.target[jid as usize][phase.idx()];
             let pending_left = j.phase(phase).pending.saturating_sub(already + 1);
@@ -646,11 +568,7 @@ impl Engine {
             while self.choices.len() < max_choices && budget.iter().any(|&b| b > 0) {
                 let next = match iter_from {
                     None => self.spare.iter().next().copied(),
-                    Some(k) => self
-                        .spare
-                        .range((std::ops::Bound::Excluded(k), std::ops::Bound::Unbounded))
-                        .next()
-                        .copied(),
+                    Some(k) => self.spare.range((std::ops::Bound::Excluded(k), std::ops::Bound::Unbounded)).next().copied(),
                 };
                 let Some(entry) = next else { break };
                 iter_from = Some(entry);
@@ -661,12 +579,7 @@ impl Engine {
                     continue;
                 }
                 let job = JobId(jid);
-                let already: u32 = self
-                    .choices
-                    .iter()
-                    .filter(|c| c.job == job && c.phase == phase)
-                    .map(|c| c.count)
-                    .sum();
+                let already: u32 = self.choices.iter().filter(|c| c.job == job && c.phase == phase).map(|c| c.count).sum();
                 let pending = self.jobs[jid as usize].phase(phase).pending;
                 if pending <= already {
                     continue;
@@ -676,11 +589,7 @@ impl Engine {
                     // Already offered at restricted locality in pass 1: one skip per heartbeat.
                     continue;
                 }
-                let count = if locality == Locality::Any {
-                    (pending - already).min(budget[b])
-                } else {
-                    1
-                };
+                let count = if locality == Locality::Any { (pending - already).min(budget[b]) } else { 1 };
                 self.push_choice_n(job, phase, count, locality);
                 if locality == Locality::Any {
                     for _ in 0..count {
@@ -703,13 +612,7 @@ impl Engine {
         let shared = self.config.pool_mode == PoolMode::Shared;
         self.under
             .iter()
-            .find(|&&(_, _, ph, _)| {
-                if shared {
-                    budget[0] > 0
-                } else {
-                    budget[ph as usize] > 0
-                }
-            })
+            .find(|&&(_, _, ph, _)| if shared { budget[0] > 0 } else { budget[ph as usize] > 0 })
             .copied()
     }
 
@@ -733,12 +636,7 @@ impl Engine {
                 return;
             }
         }
-        self.choices.push(Choice {
-            job,
-            phase,
-            count,
-            locality,
-        });
+        self.choices.push(Choice { job, phase, count, locality });
     }
 }
 
@@ -747,13 +645,7 @@ mod tests {
     use super::*;
 
     fn engine(policy: &str, mode: PoolMode) -> Engine {
-        let cfg = EngineConfig {
-            policy: policy.into(),
-            pool_mode: mode,
-            node_locality_delay: 0,
-            rack_locality_delay: 0,
-            ..EngineConfig::default()
-        };
+        let cfg = EngineConfig { policy: policy.into(), pool_mode: mode, node_locality_delay: 0, rack_locality_delay: 0, ..EngineConfig::default() };
         Engine::new(cfg).unwrap()
     }
 
@@ -763,15 +655,10 @@ mod tests {
         let mut left = free;
         let mut out = Vec::new();
         for c in choices {
-            let b = if e.config.pool_mode == PoolMode::Shared {
-                0
-            } else {
-                c.phase.idx()
-            };
+            let b = if e.config.pool_mode == PoolMode::Shared { 0 } else { c.phase.idx() };
             let n = c.count.min(left[b]);
             for _ in 0..n {
-                e.task_started(c.job, c.phase, node, Locality::Any, 0)
-                    .unwrap();
+                e.task_started(c.job, c.phase, node, Locality::Any, 0).unwrap();
             }
             left[b] -= n;
             if n > 0 {
@@ -816,11 +703,7 @@ mod tests {
         let got = launch_all(&mut e, n, [4, 0]);
         assert_eq!(got, vec![(a.0, Phase::Map, 4)]);
         let got = launch_all(&mut e, n2, [4, 0]);
-        assert_eq!(
-            got,
-            vec![(a.0, Phase::Map, 4)],
-            "work conserving before the next epoch"
-        );
+        assert_eq!(got, vec![(a.0, Phase::Map, 4)], "work conserving before the next epoch");
     }
 
     #[test]
@@ -855,12 +738,7 @@ mod tests {
 
     #[test]
     fn delay_scheduling_restricts_then_relaxes() {
-        let cfg = EngineConfig {
-            policy: "fifo".into(),
-            node_locality_delay: 2,
-            rack_locality_delay: 1,
-            ..EngineConfig::default()
-        };
+        let cfg = EngineConfig { policy: "fifo".into(), node_locality_delay: 2, rack_locality_delay: 1, ..EngineConfig::default() };
         let mut e = Engine::new(cfg).unwrap();
         let n = e.add_node("h1", "/r1", 1, 0);
         let a = e.submit(JobSpec::new(0, 5, 0), 0).unwrap().0;
@@ -871,19 +749,13 @@ mod tests {
         assert_eq!(loc(&mut e), Locality::Any);
         e.task_started(a, Phase::Map, n, Locality::Node, 0).unwrap();
         let c = e.node_update(n, [1, 0], 0).unwrap();
-        assert_eq!(
-            c[0].locality,
-            Locality::Node,
-            "a local launch resets the wait"
-        );
+        assert_eq!(c[0].locality, Locality::Node, "a local launch resets the wait");
     }
 
     #[test]
     fn rejected_and_unknown_ids_are_errors_not_panics() {
         let mut e = engine("fifo", PoolMode::Shared);
-        assert!(e
-            .task_started(JobId(9), Phase::Map, NodeId(0), Locality::Any, 0)
-            .is_err());
+        assert!(e.task_started(JobId(9), Phase::Map, NodeId(0), Locality::Any, 0).is_err());
         assert!(e.node_update(NodeId(3), [1, 0], 0).is_err());
         let mut bad = JobSpec::new(0, 1, 0);
         bad.weight = -1.0;

@@ -81,19 +81,11 @@ pub enum Error {
 impl Error {
     /// Shorthand for [`Error::InvalidConfig`].
     pub fn config(key: &str, value: impl ToString, allowed: impl ToString) -> Error {
-        Error::InvalidConfig {
-            key: key.to_string(),
-            value: value.to_string(),
-            allowed: allowed.to_string(),
-        }
+        Error::InvalidConfig { key: key.to_string(), value: value.to_string(), allowed: allowed.to_string() }
     }
 
     /// Shorthand for [`Error::InvalidJob`].
     pub fn job(field: &str, value: impl ToString, allowed: impl ToString) -> Error {
-        Error::InvalidJob {
-            field: field.to_string(),
-            value: value.to_string(),
-            allowed: allowed.to_string(),
-        }
+        Error::InvalidJob { field: field.to_string(), value: value.to_string(), allowed: allowed.to_string() }
     }
 }

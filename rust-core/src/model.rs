@@ -209,14 +209,8 @@ impl JobSpec {
             name: String::new(),
             user: String::new(),
             submit_ms,
-            maps: PhaseSpec {
-                tasks: maps,
-                ..PhaseSpec::default()
-            },
-            reduces: PhaseSpec {
-                tasks: reduces,
-                ..PhaseSpec::default()
-            },
+            maps: PhaseSpec { tasks: maps, ..PhaseSpec::default() },
+            reduces: PhaseSpec { tasks: reduces, ..PhaseSpec::default() },
             weight: 1.0,
             priority: 0,
             deadline_ms: None,
@@ -251,11 +245,7 @@ impl JobSpec {
     pub fn validate(&self) -> Result<(), crate::error::Error> {
         use crate::error::Error;
         let bad = |field: &str, value: String, allowed: &str| {
-            Err(Error::InvalidJob {
-                field: field.to_string(),
-                value,
-                allowed: allowed.to_string(),
-            })
+            Err(Error::InvalidJob { field: field.to_string(), value, allowed: allowed.to_string() })
         };
         if !(self.weight.is_finite() && self.weight > 0.0) {
             return bad("weight", self.weight.to_string(), "a finite number > 0");
@@ -266,19 +256,11 @@ impl JobSpec {
         const MAX_TASKS: u32 = 10_000_000;
         for (name, p) in [("maps", &self.maps), ("reduces", &self.reduces)] {
             if p.tasks > MAX_TASKS {
-                return bad(
-                    &format!("{name}.tasks"),
-                    p.tasks.to_string(),
-                    "at most 10000000 tasks",
-                );
+                return bad(&format!("{name}.tasks"), p.tasks.to_string(), "at most 10000000 tasks");
             }
             if let Some(ms) = p.task_ms {
                 if !(0..=MAX_TASK_MS).contains(&ms) {
-                    return bad(
-                        &format!("{name}.task_ms"),
-                        ms.to_string(),
-                        "0 ..= 31536000000 (one year)",
-                    );
+                    return bad(&format!("{name}.task_ms"), ms.to_string(), "0 ..= 31536000000 (one year)");
                 }
             }
         }
@@ -287,11 +269,7 @@ impl JobSpec {
         }
         if let Some(d) = self.deadline_ms {
             if d < self.submit_ms {
-                return bad(
-                    "deadline_ms",
-                    d.to_string(),
-                    "a deadline at or after submission",
-                );
+                return bad("deadline_ms", d.to_string(), "a deadline at or after submission");
             }
         }
         if let Some(g) = self.goal_ms {
@@ -302,20 +280,13 @@ impl JobSpec {
         let mut last: Option<&SlaStep> = None;
         for step in &self.sla {
             if !(step.penalty.is_finite() && step.penalty >= 0.0) {
-                return bad(
-                    "sla.penalty",
-                    step.penalty.to_string(),
-                    "a finite number >= 0",
-                );
+                return bad("sla.penalty", step.penalty.to_string(), "a finite number >= 0");
             }
             if let Some(prev) = last {
                 if step.deadline_ms <= prev.deadline_ms || step.penalty < prev.penalty {
                     return bad(
                         "sla",
-                        format!(
-                            "{}:{} after {}:{}",
-                            step.deadline_ms, step.penalty, prev.deadline_ms, prev.penalty
-                        ),
+                        format!("{}:{} after {}:{}", step.deadline_ms, step.penalty, prev.deadline_ms, prev.penalty),
                         "steps with increasing deadlines and non-decreasing penalties",
                     );
                 }
@@ -324,11 +295,7 @@ impl JobSpec {
         }
         if let Some(max) = self.max_slots {
             if max == 0 {
-                return bad(
-                    "max_slots",
-                    "0".into(),
-                    "at least 1 (or unset for no maximum)",
-                );
+                return bad("max_slots", "0".into(), "at least 1 (or unset for no maximum)");
             }
             if self.min_slots > max {
                 return bad(
@@ -339,16 +306,9 @@ impl JobSpec {
             }
         }
         if !(self.reduce_slowstart.is_finite() && (0.0..=1.0).contains(&self.reduce_slowstart)) {
-            return bad(
-                "reduce_slowstart",
-                self.reduce_slowstart.to_string(),
-                "a fraction in [0, 1]",
-            );
+            return bad("reduce_slowstart", self.reduce_slowstart.to_string(), "a fraction in [0, 1]");
         }
-        for (field, v) in [
-            ("resources.cpu", self.resources.cpu),
-            ("resources.io", self.resources.io),
-        ] {
+        for (field, v) in [("resources.cpu", self.resources.cpu), ("resources.io", self.resources.io)] {
             if !(v.is_finite() && v >= 0.0) {
                 return bad(field, v.to_string(), "a finite number >= 0");
             }
@@ -423,16 +383,8 @@ impl JobState {
     /// Fresh state for a newly submitted job.
     pub fn new(id: JobId, spec: JobSpec) -> JobState {
         let phases = [
-            PhaseState {
-                total: spec.maps.tasks,
-                pending: spec.maps.tasks,
-                ..PhaseState::default()
-            },
-            PhaseState {
-                total: spec.reduces.tasks,
-                pending: spec.reduces.tasks,
-                ..PhaseState::default()
-            },
+            PhaseState { total: spec.maps.tasks, pending: spec.maps.tasks, ..PhaseState::default() },
+            PhaseState { total: spec.reduces.tasks, pending: spec.reduces.tasks, ..PhaseState::default() },
         ];
         JobState {
             id,
@@ -490,11 +442,7 @@ impl JobState {
         if p.finished > 0 {
             return (p.observed_ms_sum / p.finished as i64).max(1);
         }
-        self.spec
-            .phase(phase)
-            .task_ms
-            .unwrap_or(DEFAULT_TASK_MS)
-            .max(1)
+        self.spec.phase(phase).task_ms.unwrap_or(DEFAULT_TASK_MS).max(1)
     }
 
     /// Remaining work of `phase` in slot-ms. Running tasks count as half done: the engine does
@@ -532,11 +480,7 @@ mod tests {
 
         let mut s = JobSpec::new(100, 2, 1);
         s.deadline_ms = Some(50);
-        assert!(s
-            .validate()
-            .unwrap_err()
-            .to_string()
-            .contains("deadline_ms"));
+        assert!(s.validate().unwrap_err().to_string().contains("deadline_ms"));
 
         let mut s = JobSpec::new(0, 2, 1);
         s.min_slots = 5;

@@ -60,22 +60,12 @@ impl ClusterView {
     pub fn pools(&self) -> impl Iterator<Item = Pool> {
         let pools: [Option<Pool>; 2] = match self.mode {
             PoolMode::Split => [
-                Some(Pool {
-                    capacity: self.map_slots,
-                    phases: MAP_ONLY,
-                }),
-                Some(Pool {
-                    capacity: self.reduce_slots,
-                    phases: REDUCE_ONLY,
-                }),
+                Some(Pool { capacity: self.map_slots, phases: MAP_ONLY }),
+                Some(Pool { capacity: self.reduce_slots, phases: REDUCE_ONLY }),
             ],
-            PoolMode::Shared => [
-                Some(Pool {
-                    capacity: self.map_slots + self.reduce_slots,
-                    phases: BOTH,
-                }),
-                None,
-            ],
+            PoolMode::Shared => {
+                [Some(Pool { capacity: self.map_slots + self.reduce_slots, phases: BOTH }), None]
+            }
         };
         pools.into_iter().flatten()
     }
@@ -193,21 +183,14 @@ pub struct PlanBuilder<'a> {
 impl<'a> PlanBuilder<'a> {
     /// Starts a plan whose priority order is `order` (must list every active job once; jobs
     /// missing from it are appended in submission order so none is ever dropped).
-    pub fn new(
-        snapshot: &'a Snapshot<'a>,
-        order: impl IntoIterator<Item = JobId>,
-    ) -> PlanBuilder<'a> {
+    pub fn new(snapshot: &'a Snapshot<'a>, order: impl IntoIterator<Item = JobId>) -> PlanBuilder<'a> {
         let mut pos = vec![u32::MAX; snapshot.jobs.len()];
         let mut entries = Vec::with_capacity(snapshot.active.len());
         let push = |id: JobId, entries: &mut Vec<PlanEntry>, pos: &mut Vec<u32>| {
             let slot = &mut pos[id.0 as usize];
             if *slot == u32::MAX && snapshot.job(id).is_active() {
                 *slot = entries.len() as u32;
-                entries.push(PlanEntry {
-                    job: id,
-                    target: [0, 0],
-                    predicted_completion_ms: None,
-                });
+                entries.push(PlanEntry { job: id, target: [0, 0], predicted_completion_ms: None });
             }
         };
         for id in order {
@@ -216,22 +199,13 @@ impl<'a> PlanBuilder<'a> {
         for &id in snapshot.active {
             push(id, &mut entries, &mut pos);
         }
-        PlanBuilder {
-            snapshot,
-            plan: Plan {
-                computed_at: snapshot.now,
-                entries,
-            },
-            pos,
-        }
+        PlanBuilder { snapshot, plan: Plan { computed_at: snapshot.now, entries }, pos }
     }
 
     /// Sets the job's target in `pool` to `slots`. In a shared pool the slots go to runnable
     /// maps first, then to reduces (a job's phases rarely overlap: slow start defaults to 1.0).
     pub fn set_pool_target(&mut self, job: JobId, pool: &Pool, slots: u32) {
-        let Some(&p) = self.pos.get(job.0 as usize) else {
-            return;
-        };
+        let Some(&p) = self.pos.get(job.0 as usize) else { return };
         if p == u32::MAX {
             return;
         }
@@ -243,12 +217,7 @@ impl<'a> PlanBuilder<'a> {
         let js = self.snapshot.job(job);
         let map_demand = {
             let m = js.phase(Phase::Map);
-            m.running
-                + if js.runnable(Phase::Map) {
-                    m.pending
-                } else {
-                    0
-                }
+            m.running + if js.runnable(Phase::Map) { m.pending } else { 0 }
         };
         let maps = slots.min(map_demand);
         entry.target[Phase::Map.idx()] = maps;
@@ -260,8 +229,7 @@ impl<'a> PlanBuilder<'a> {
         if let Some(&p) = self.pos.get(job.0 as usize) {
             if p != u32::MAX {
                 let e = &mut self.plan.entries[p as usize];
-                e.predicted_completion_ms =
-                    Some(e.predicted_completion_ms.map_or(at, |x| x.max(at)));
+                e.predicted_completion_ms = Some(e.predicted_completion_ms.map_or(at, |x| x.max(at)));
             }
         }
     }
@@ -299,18 +267,8 @@ mod tests {
     fn shared_pool_targets_go_to_maps_first() {
         let jobs = vec![JobState::new(JobId(0), JobSpec::new(0, 3, 2))];
         let active = [JobId(0)];
-        let cluster = ClusterView {
-            map_slots: 4,
-            reduce_slots: 4,
-            mode: PoolMode::Shared,
-            nodes: 1,
-        };
-        let snap = Snapshot {
-            now: 0,
-            cluster,
-            jobs: &jobs,
-            active: &active,
-        };
+        let cluster = ClusterView { map_slots: 4, reduce_slots: 4, mode: PoolMode::Shared, nodes: 1 };
+        let snap = Snapshot { now: 0, cluster, jobs: &jobs, active: &active };
         let pool = cluster.pools().next().unwrap();
         assert_eq!(pool.capacity, 8);
         let mut b = PlanBuilder::new(&snap, []);
@@ -326,18 +284,8 @@ mod tests {
             JobState::new(JobId(1), JobSpec::new(1, 1, 0)),
         ];
         let active = [JobId(0), JobId(1)];
-        let cluster = ClusterView {
-            map_slots: 1,
-            reduce_slots: 1,
-            mode: PoolMode::Split,
-            nodes: 1,
-        };
-        let snap = Snapshot {
-            now: 0,
-            cluster,
-            jobs: &jobs,
-            active: &active,
-        };
+        let cluster = ClusterView { map_slots: 1, reduce_slots: 1, mode: PoolMode::Split, nodes: 1 };
+        let snap = Snapshot { now: 0, cluster, jobs: &jobs, active: &active };
         let plan = PlanBuilder::new(&snap, [JobId(1), JobId(1)]).finish();
         let order: Vec<_> = plan.entries.iter().map(|e| e.job).collect();
         assert_eq!(order, vec![JobId(1), JobId(0)]);

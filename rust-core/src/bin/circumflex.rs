@@ -1,9 +1,6 @@
 //! The `circumflex` command line. Subcommands are added by the simulator module.
 
 fn main() {
-    eprintln!(
-        "circumflex {}: no subcommands yet",
-        env!("CARGO_PKG_VERSION")
-    );
+    eprintln!("circumflex {}: no subcommands yet", env!("CARGO_PKG_VERSION"));
     std::process::exit(2);
 }

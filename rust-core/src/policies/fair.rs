@@ -43,10 +43,7 @@ impl PartialOrd for Share {
 impl Ord for Share {
     fn cmp(&self, other: &Self) -> Ordering {
         // BinaryHeap is a max-heap: invert so the neediest job is on top.
-        other
-            .ratio()
-            .total_cmp(&self.ratio())
-            .then_with(|| other.rank.cmp(&self.rank))
+        other.ratio().total_cmp(&self.ratio()).then_with(|| other.rank.cmp(&self.rank))
     }
 }
 
@@ -64,11 +61,7 @@ pub fn max_min_fair(capacity: u32, jobs: &[(JobId, u32, u32, f64)]) -> Vec<u32> 
         .iter()
         .enumerate()
         .filter(|(i, j)| alloc[*i] < j.1)
-        .map(|(i, j)| Share {
-            slots: alloc[i],
-            weight: j.3,
-            rank: i,
-        })
+        .map(|(i, j)| Share { slots: alloc[i], weight: j.3, rank: i })
         .collect();
     while left > 0 {
         let Some(mut top) = heap.pop() else { break };
@@ -113,11 +106,7 @@ mod tests {
 
     #[test]
     fn equal_weights_split_evenly_and_respect_demand() {
-        let jobs = [
-            (JobId(0), 10, 0, 1.0),
-            (JobId(1), 2, 0, 1.0),
-            (JobId(2), 10, 0, 1.0),
-        ];
+        let jobs = [(JobId(0), 10, 0, 1.0), (JobId(1), 2, 0, 1.0), (JobId(2), 10, 0, 1.0)];
         assert_eq!(max_min_fair(10, &jobs), vec![4, 2, 4]);
     }
 

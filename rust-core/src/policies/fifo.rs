@@ -47,24 +47,10 @@ mod tests {
             JobState::new(JobId(2), late_high),
         ];
         let active = [JobId(0), JobId(1), JobId(2)];
-        let cluster = ClusterView {
-            map_slots: 10,
-            reduce_slots: 2,
-            mode: PoolMode::Split,
-            nodes: 2,
-        };
-        let snap = Snapshot {
-            now: 10,
-            cluster,
-            jobs: &jobs,
-            active: &active,
-        };
+        let cluster = ClusterView { map_slots: 10, reduce_slots: 2, mode: PoolMode::Split, nodes: 2 };
+        let snap = Snapshot { now: 10, cluster, jobs: &jobs, active: &active };
         let plan = Fifo.plan(&snap);
-        let order: Vec<_> = plan
-            .entries
-            .iter()
-            .map(|e| (e.job.0, e.target[Phase::Map.idx()]))
-            .collect();
+        let order: Vec<_> = plan.entries.iter().map(|e| (e.job.0, e.target[Phase::Map.idx()])).collect();
         assert_eq!(order, vec![(2, 3), (0, 6), (1, 1)]);
     }
 }
