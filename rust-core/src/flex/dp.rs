@@ -95,20 +95,13 @@ pub fn backwards_dp_penalties(
 ) -> Vec<usize> {
     debug_assert_eq!(durations.len(), penalties.len());
     if precedence.is_unconstrained() {
-        let linear = penalties
-            .iter()
-            .all(|p| matches!(p, Penalty::Linear { .. } | Penalty::Zero));
-        let tardy = penalties
-            .iter()
-            .all(|p| matches!(p, Penalty::Tardiness { .. } | Penalty::Zero));
+        let linear = penalties.iter().all(|p| matches!(p, Penalty::Linear { .. } | Penalty::Zero));
+        let tardy = penalties.iter().all(|p| matches!(p, Penalty::Tardiness { .. } | Penalty::Zero));
         if linear || tardy {
             let lines: Vec<Line> = penalties.iter().map(Line::proxy).collect();
             return kinetic_lines(durations, &lines, start);
         }
-        if penalties
-            .iter()
-            .all(|p| matches!(p, Penalty::Steps(_) | Penalty::Zero))
-        {
+        if penalties.iter().all(|p| matches!(p, Penalty::Steps(_) | Penalty::Zero)) {
             return kinetic_steps(durations, penalties, start);
         }
     }
@@ -130,10 +123,7 @@ impl Line {
         match *p {
             Penalty::Linear { slope, origin } => Line { slope, origin },
             Penalty::Tardiness { slope, due } => Line { slope, origin: due },
-            Penalty::Steps(_) | Penalty::Zero => Line {
-                slope: 0.0,
-                origin: 0.0,
-            },
+            Penalty::Steps(_) | Penalty::Zero => Line { slope: 0.0, origin: 0.0 },
         }
     }
 
@@ -158,13 +148,8 @@ struct Tournament<'a> {
 impl<'a> Tournament<'a> {
     fn new(lines: &'a [Line], durations: &'a [f64], t: f64) -> Tournament<'a> {
         let size = lines.len().next_power_of_two().max(1);
-        let mut tr = Tournament {
-            lines,
-            durations,
-            size,
-            win: vec![NONE; 2 * size],
-            cert: vec![f64::NEG_INFINITY; 2 * size],
-        };
+        let mut tr =
+            Tournament { lines, durations, size, win: vec![NONE; 2 * size], cert: vec![f64::NEG_INFINITY; 2 * size] };
         for i in 0..lines.len() {
             tr.win[size + i] = i as u32;
         }
@@ -185,12 +170,11 @@ impl<'a> Tournament<'a> {
         let (ai, bi) = (a as usize, b as usize);
         let (la, lb) = (self.lines[ai], self.lines[bi]);
         let (fa, fb) = (la.eval(t), lb.eval(t));
-        let (w, wl, fw, ll, fl) =
-            if goes_last_before(fa, self.durations[ai], ai, fb, self.durations[bi], bi) {
-                (a, la, fa, lb, fb)
-            } else {
-                (b, lb, fb, la, fa)
-            };
+        let (w, wl, fw, ll, fl) = if goes_last_before(fa, self.durations[ai], ai, fb, self.durations[bi], bi) {
+            (a, la, fa, lb, fb)
+        } else {
+            (b, lb, fb, la, fa)
+        };
         // As t decreases the loser catches up only if its slope is larger.
         let local = if ll.slope > wl.slope {
             let x = t - (fl - fw) / (ll.slope - wl.slope);
@@ -265,10 +249,7 @@ impl PartialOrd for StepKey {
 }
 impl Ord for StepKey {
     fn cmp(&self, other: &Self) -> Ordering {
-        self.cost
-            .total_cmp(&other.cost)
-            .then(other.duration.total_cmp(&self.duration))
-            .then(other.item.cmp(&self.item))
+        self.cost.total_cmp(&other.cost).then(other.duration.total_cmp(&self.duration)).then(other.item.cmp(&self.item))
     }
 }
 
@@ -291,9 +272,7 @@ impl PartialOrd for Breakpoint {
 }
 impl Ord for Breakpoint {
     fn cmp(&self, other: &Self) -> Ordering {
-        self.due
-            .total_cmp(&other.due)
-            .then(self.item.cmp(&other.item))
+        self.due.total_cmp(&other.due).then(self.item.cmp(&other.item))
     }
 }
 
@@ -307,9 +286,7 @@ fn kinetic_steps(durations: &[f64], penalties: &[Penalty], start: f64) -> Vec<us
     let n = durations.len();
     let mut t = start + durations.iter().sum::<f64>();
     // level[j] = number of steps missed at t (due < t); cost = steps[level-1].1.
-    let mut level: Vec<usize> = (0..n)
-        .map(|j| steps_of(j).partition_point(|s| s.0 < t))
-        .collect();
+    let mut level: Vec<usize> = (0..n).map(|j| steps_of(j).partition_point(|s| s.0 < t)).collect();
     let cost = |j: usize, lvl: usize| {
         if lvl == 0 {
             0.0
@@ -320,16 +297,9 @@ fn kinetic_steps(durations: &[f64], penalties: &[Penalty], start: f64) -> Vec<us
     let mut set: BTreeSet<StepKey> = BTreeSet::new();
     let mut heap: BinaryHeap<Breakpoint> = BinaryHeap::new();
     for j in 0..n {
-        set.insert(StepKey {
-            cost: cost(j, level[j]),
-            duration: durations[j],
-            item: j,
-        });
+        set.insert(StepKey { cost: cost(j, level[j]), duration: durations[j], item: j });
         if level[j] > 0 {
-            heap.push(Breakpoint {
-                due: steps_of(j)[level[j] - 1].0,
-                item: j,
-            });
+            heap.push(Breakpoint { due: steps_of(j)[level[j] - 1].0, item: j });
         }
     }
     let mut gone = vec![false; n];
@@ -344,11 +314,7 @@ fn kinetic_steps(durations: &[f64], penalties: &[Penalty], start: f64) -> Vec<us
             if gone[j] {
                 continue;
             }
-            let old = StepKey {
-                cost: cost(j, level[j]),
-                duration: durations[j],
-                item: j,
-            };
+            let old = StepKey { cost: cost(j, level[j]), duration: durations[j], item: j };
             let steps = steps_of(j);
             let mut lvl = level[j];
             while lvl > 0 && steps[lvl - 1].0 >= t {
@@ -356,16 +322,9 @@ fn kinetic_steps(durations: &[f64], penalties: &[Penalty], start: f64) -> Vec<us
             }
             level[j] = lvl;
             set.remove(&old);
-            set.insert(StepKey {
-                cost: cost(j, lvl),
-                duration: durations[j],
-                item: j,
-            });
+            set.insert(StepKey { cost: cost(j, lvl), duration: durations[j], item: j });
             if lvl > 0 {
-                heap.push(Breakpoint {
-                    due: steps[lvl - 1].0,
-                    item: j,
-                });
+                heap.push(Breakpoint { due: steps[lvl - 1].0, item: j });
             }
         }
         let Some(first) = set.pop_first() else { break };
@@ -379,12 +338,7 @@ fn kinetic_steps(durations: &[f64], penalties: &[Penalty], start: f64) -> Vec<us
 }
 
 /// `max_j F_j(C_j)` of a single-machine sequence starting at `start`.
-pub fn max_cost(
-    durations: &[f64],
-    sequence: &[usize],
-    start: f64,
-    cost: impl Fn(usize, f64) -> f64,
-) -> f64 {
+pub fn max_cost(durations: &[f64], sequence: &[usize], start: f64, cost: impl Fn(usize, f64) -> f64) -> f64 {
     let mut t = start;
     let mut worst = f64::NEG_INFINITY;
     for &j in sequence {
@@ -418,13 +372,7 @@ mod tests {
     fn lateness_without_precedence_is_edd() {
         // Digest §6.4: p = [2,3,1], D = [3,6,2]: sequence 3, 1, 2 with max lateness 0.
         let p = [2.0, 3.0, 1.0];
-        let pen: Vec<Penalty> = [3.0, 6.0, 2.0]
-            .iter()
-            .map(|&d| Penalty::Linear {
-                slope: 1.0,
-                origin: d,
-            })
-            .collect();
+        let pen: Vec<Penalty> = [3.0, 6.0, 2.0].iter().map(|&d| Penalty::Linear { slope: 1.0, origin: d }).collect();
         let none = Precedence::none(3);
         let seq = backwards_dp(&p, &none, 0.0, |j, t| pen[j].eval(t));
         assert_eq!(seq, vec![2, 0, 1]);
@@ -445,51 +393,23 @@ mod tests {
     fn ties_put_the_longer_then_the_newer_last() {
         let p = [1.0, 3.0, 2.0, 2.0];
         let seq = backwards_dp(&p, &Precedence::none(4), 0.0, |_, t| t);
-        assert_eq!(
-            seq,
-            vec![0, 2, 3, 1],
-            "makespan ties give SPT, newest last among equals"
-        );
-        let pen = vec![
-            Penalty::Linear {
-                slope: 1.0,
-                origin: 0.0
-            };
-            4
-        ];
-        assert_eq!(
-            backwards_dp_penalties(&p, &pen, &Precedence::none(4), 0.0),
-            seq
-        );
+        assert_eq!(seq, vec![0, 2, 3, 1], "makespan ties give SPT, newest last among equals");
+        let pen = vec![Penalty::Linear { slope: 1.0, origin: 0.0 }; 4];
+        assert_eq!(backwards_dp_penalties(&p, &pen, &Precedence::none(4), 0.0), seq);
     }
 
     #[test]
     fn max_response_time_is_fifo() {
         let p = [5.0, 1.0, 3.0];
         let arrivals = [0.0, 2.0, 4.0];
-        let pen: Vec<Penalty> = arrivals
-            .iter()
-            .map(|&a| Penalty::Linear {
-                slope: 1.0,
-                origin: a,
-            })
-            .collect();
-        assert_eq!(
-            backwards_dp_penalties(&p, &pen, &Precedence::none(3), 10.0),
-            vec![0, 1, 2]
-        );
+        let pen: Vec<Penalty> = arrivals.iter().map(|&a| Penalty::Linear { slope: 1.0, origin: a }).collect();
+        assert_eq!(backwards_dp_penalties(&p, &pen, &Precedence::none(3), 10.0), vec![0, 1, 2]);
     }
 
     fn penalty_strategy() -> impl Strategy<Value = Penalty> {
         prop_oneof![
-            (1u32..5, 0u32..30).prop_map(|(s, o)| Penalty::Linear {
-                slope: s as f64,
-                origin: o as f64
-            }),
-            (1u32..5, 0u32..30).prop_map(|(s, d)| Penalty::Tardiness {
-                slope: s as f64,
-                due: d as f64
-            }),
+            (1u32..5, 0u32..30).prop_map(|(s, o)| Penalty::Linear { slope: s as f64, origin: o as f64 }),
+            (1u32..5, 0u32..30).prop_map(|(s, d)| Penalty::Tardiness { slope: s as f64, due: d as f64 }),
             prop::collection::vec((1u32..8, 1u32..4), 1..4).prop_map(|v| {
                 let mut due = 0.0;
                 let mut cost = 0.0;

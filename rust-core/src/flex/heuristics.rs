@@ -33,39 +33,23 @@ impl PartialOrd for Worst {
 }
 impl Ord for Worst {
     fn cmp(&self, other: &Self) -> Ordering {
-        cmp_ratio(self.p, self.w, other.p, other.w)
-            .then(self.p.total_cmp(&other.p))
-            .then(self.item.cmp(&other.item))
+        cmp_ratio(self.p, self.w, other.p, other.w).then(self.p.total_cmp(&other.p)).then(self.item.cmp(&other.item))
     }
 }
 
 /// (Weighted) Moore-Hodgson for `1‖Σ w_j U_j`, starting at `start`. Optimal when all weights are
 /// equal; with weights it drops the on-time item with the largest `p/w` (heuristic).
 /// Returns the sequence: on-time items in EDD order, then the rest (see the module docs).
-pub fn moore_hodgson(
-    durations: &[f64],
-    due: &[Option<f64>],
-    weights: &[f64],
-    start: f64,
-) -> Vec<usize> {
+pub fn moore_hodgson(durations: &[f64], due: &[Option<f64>], weights: &[f64], start: f64) -> Vec<usize> {
     let n = durations.len();
     let mut edd: Vec<usize> = (0..n).filter(|&j| due[j].is_some()).collect();
-    edd.sort_by(|&a, &b| {
-        due[a]
-            .unwrap_or(f64::INFINITY)
-            .total_cmp(&due[b].unwrap_or(f64::INFINITY))
-            .then(a.cmp(&b))
-    });
+    edd.sort_by(|&a, &b| due[a].unwrap_or(f64::INFINITY).total_cmp(&due[b].unwrap_or(f64::INFINITY)).then(a.cmp(&b)));
     let mut on_time = vec![false; n];
     let mut heap = BinaryHeap::with_capacity(edd.len());
     let mut t = start;
     for &j in &edd {
         on_time[j] = true;
-        heap.push(Worst {
-            p: durations[j],
-            w: weights[j],
-            item: j,
-        });
+        heap.push(Worst { p: durations[j], w: weights[j], item: j });
         t += durations[j];
         if t > due[j].unwrap_or(f64::INFINITY) {
             if let Some(worst) = heap.pop() {
@@ -81,13 +65,7 @@ pub fn moore_hodgson(
 fn finish(durations: &[f64], weights: &[f64], edd: &[usize], on_time: &[bool]) -> Vec<usize> {
     let mut seq: Vec<usize> = edd.iter().copied().filter(|&j| on_time[j]).collect();
     let rest: Vec<usize> = (0..durations.len()).filter(|&j| !on_time[j]).collect();
-    let items: Vec<SmithItem> = rest
-        .iter()
-        .map(|&j| SmithItem {
-            work: durations[j],
-            weight: weights[j],
-        })
-        .collect();
+    let items: Vec<SmithItem> = rest.iter().map(|&j| SmithItem { work: durations[j], weight: weights[j] }).collect();
     seq.extend(smith_order(&items).into_iter().map(|k| rest[k]));
     seq
 }
@@ -104,11 +82,7 @@ impl PartialOrd for MinKey {
 impl Ord for MinKey {
     fn cmp(&self, other: &Self) -> Ordering {
         // Inverted for BinaryHeap (a max-heap).
-        other
-            .0
-            .total_cmp(&self.0)
-            .then(other.1.total_cmp(&self.1))
-            .then(other.2.cmp(&self.2))
+        other.0.total_cmp(&self.0).then(other.1.total_cmp(&self.1)).then(other.2.cmp(&self.2))
     }
 }
 
@@ -246,10 +220,7 @@ mod tests {
         let seq = modified_due_date(&p, &d, 0.0);
         assert_eq!(seq, vec![2, 0, 1]);
         assert_eq!(tardiness(&p, &d, &seq), 1.0);
-        assert_eq!(
-            modified_due_date(&p, &[None, Some(1.0), None], 0.0),
-            vec![1, 2, 0]
-        );
+        assert_eq!(modified_due_date(&p, &[None, Some(1.0), None], 0.0), vec![1, 2, 0]);
     }
 
     proptest! {

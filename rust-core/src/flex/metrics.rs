@@ -218,14 +218,10 @@ impl Objective {
     /// names the key, the value and every allowed name.
     pub fn parse(value: &str) -> Result<Objective> {
         let v = value.trim().to_ascii_lowercase();
-        Objective::ALL
-            .iter()
-            .copied()
-            .find(|o| o.name() == v)
-            .ok_or_else(|| {
-                let names: Vec<&str> = Objective::ALL.iter().map(|o| o.name()).collect();
-                Error::config(KEY_OBJECTIVE, value, format!("one of {}", names.join(", ")))
-            })
+        Objective::ALL.iter().copied().find(|o| o.name() == v).ok_or_else(|| {
+            let names: Vec<&str> = Objective::ALL.iter().map(|o| o.name()).collect();
+            Error::config(KEY_OBJECTIVE, value, format!("one of {}", names.join(", ")))
+        })
     }
 
     fn weighted(self) -> bool {
@@ -249,32 +245,18 @@ impl Objective {
         let w = if self.weighted() { job.weight } else { 1.0 };
         let shift = job.tail;
         match self {
-            AvgResponseTime
-            | WeightedAvgResponseTime
-            | MaxResponseTime
-            | WeightedMaxResponseTime => Penalty::Linear {
-                slope: w,
-                origin: job.arrival - shift,
-            },
-            AvgStretch | WeightedAvgStretch | MaxStretch | WeightedMaxStretch => Penalty::Linear {
-                slope: w / job.isolated,
-                origin: job.arrival - shift,
-            },
-            Makespan => Penalty::Linear {
-                slope: 1.0,
-                origin: -shift,
-            },
+            AvgResponseTime | WeightedAvgResponseTime | MaxResponseTime | WeightedMaxResponseTime => {
+                Penalty::Linear { slope: w, origin: job.arrival - shift }
+            }
+            AvgStretch | WeightedAvgStretch | MaxStretch | WeightedMaxStretch => {
+                Penalty::Linear { slope: w / job.isolated, origin: job.arrival - shift }
+            }
+            Makespan => Penalty::Linear { slope: 1.0, origin: -shift },
             AvgLateness | WeightedAvgLateness | MaxLateness | WeightedMaxLateness => {
-                Penalty::Linear {
-                    slope: w,
-                    origin: job.deadline.unwrap_or(job.arrival) - shift,
-                }
+                Penalty::Linear { slope: w, origin: job.deadline.unwrap_or(job.arrival) - shift }
             }
             TotalTardiness | MaxTardiness | WeightedMaxTardiness => match job.deadline {
-                Some(d) => Penalty::Tardiness {
-                    slope: w,
-                    due: d - shift,
-                },
+                Some(d) => Penalty::Tardiness { slope: w, due: d - shift },
                 None => Penalty::Zero,
             },
             TardyJobs | WeightedTardyJobs => match job.deadline {
@@ -309,10 +291,7 @@ impl Objective {
     pub fn aggregate_values(self, values: impl IntoIterator<Item = f64>) -> f64 {
         match self.aggregate() {
             Aggregate::MiniSum => values.into_iter().sum(),
-            Aggregate::MiniMax => values
-                .into_iter()
-                .fold(f64::NEG_INFINITY, f64::max)
-                .max(f64::MIN),
+            Aggregate::MiniMax => values.into_iter().fold(f64::NEG_INFINITY, f64::max).max(f64::MIN),
         }
     }
 }
@@ -337,19 +316,10 @@ mod tests {
         for &o in Objective::ALL {
             assert_eq!(Objective::parse(o.name()).unwrap(), o);
         }
-        assert_eq!(
-            Objective::parse(" Max_Stretch ").unwrap(),
-            Objective::MaxStretch
-        );
+        assert_eq!(Objective::parse(" Max_Stretch ").unwrap(), Objective::MaxStretch);
         let err = Objective::parse("fastest").unwrap_err().to_string();
-        assert!(
-            err.contains("circumflex.objective") && err.contains("fastest"),
-            "{err}"
-        );
-        assert!(
-            err.contains("avg_response_time") && err.contains("max_sla"),
-            "{err}"
-        );
+        assert!(err.contains("circumflex.objective") && err.contains("fastest"), "{err}");
+        assert!(err.contains("avg_response_time") && err.contains("max_sla"), "{err}");
     }
 
     #[test]
@@ -357,44 +327,22 @@ mod tests {
         let j = facts();
         // Completion of pool work at 190 means the job completes at 200.
         assert_eq!(Objective::AvgResponseTime.penalty(&j).eval(190.0), 100.0);
-        assert_eq!(
-            Objective::WeightedAvgResponseTime.penalty(&j).eval(190.0),
-            200.0
-        );
+        assert_eq!(Objective::WeightedAvgResponseTime.penalty(&j).eval(190.0), 200.0);
         assert_eq!(Objective::MaxStretch.penalty(&j).eval(190.0), 2.0);
         assert_eq!(Objective::WeightedMaxStretch.penalty(&j).eval(190.0), 4.0);
         assert_eq!(Objective::Makespan.penalty(&j).eval(190.0), 200.0);
         assert_eq!(Objective::MaxLateness.penalty(&j).eval(190.0), -300.0);
         assert_eq!(Objective::MaxTardiness.penalty(&j).eval(190.0), 0.0);
-        assert_eq!(
-            Objective::WeightedMaxTardiness.penalty(&j).eval(590.0),
-            200.0
-        );
+        assert_eq!(Objective::WeightedMaxTardiness.penalty(&j).eval(590.0), 200.0);
         assert_eq!(Objective::TardyJobs.penalty(&j).eval(490.0), 0.0);
         assert_eq!(Objective::TardyJobs.penalty(&j).eval(491.0), 1.0);
         assert_eq!(Objective::WeightedTardyJobs.penalty(&j).eval(491.0), 2.0);
         let sla = Objective::MaxSla.penalty(&j);
-        assert_eq!(
-            (
-                sla.eval(290.0),
-                sla.eval(291.0),
-                sla.eval(590.0),
-                sla.eval(591.0)
-            ),
-            (0.0, 1.0, 1.0, 5.0)
-        );
-        let free = JobFacts {
-            deadline: None,
-            sla: vec![],
-            ..facts()
-        };
+        assert_eq!((sla.eval(290.0), sla.eval(291.0), sla.eval(590.0), sla.eval(591.0)), (0.0, 1.0, 1.0, 5.0));
+        let free = JobFacts { deadline: None, sla: vec![], ..facts() };
         assert_eq!(Objective::TotalTardiness.penalty(&free), Penalty::Zero);
         assert_eq!(Objective::TotalSla.penalty(&free), Penalty::Zero);
-        assert_eq!(
-            Objective::AvgLateness.penalty(&free).eval(190.0),
-            100.0,
-            "lateness from arrival"
-        );
+        assert_eq!(Objective::AvgLateness.penalty(&free).eval(190.0), 100.0, "lateness from arrival");
         assert_eq!(Objective::AvgStretch.smith_weight(&j), 1.0 / 50.0);
     }
 

@@ -46,8 +46,7 @@ use crate::config::EngineConfig;
 use crate::error::Result;
 use crate::model::{JobId, JobState, Phase, Time};
 use crate::policy::{
-    pool_demand, pool_remaining_work, slot_bounds, ClusterView, Plan, PlanBuilder, Policy,
-    PoolMode, Snapshot,
+    pool_demand, pool_remaining_work, slot_bounds, ClusterView, Plan, PlanBuilder, Policy, PoolMode, Snapshot,
 };
 
 use metrics::{JobFacts, Method, Objective, Penalty};
@@ -99,41 +98,21 @@ pub fn sequence(objective: Objective, problem: &FlexProblem) -> Vec<usize> {
         Method::Smith => {
             let si: Vec<SmithItem> = items
                 .iter()
-                .map(|it| SmithItem {
-                    work: it.work.max(0.0),
-                    weight: objective.smith_weight(&it.facts),
-                })
+                .map(|it| SmithItem { work: it.work.max(0.0), weight: objective.smith_weight(&it.facts) })
                 .collect();
             smith::smith_order(&si)
         }
         Method::BackwardsDp | Method::BackwardGreedy => {
-            let pens: Vec<Penalty> = items
-                .iter()
-                .map(|it| objective.penalty(&it.facts))
-                .collect();
-            dp::backwards_dp_penalties(
-                &durations,
-                &pens,
-                &Precedence::none(items.len()),
-                problem.start,
-            )
+            let pens: Vec<Penalty> = items.iter().map(|it| objective.penalty(&it.facts)).collect();
+            dp::backwards_dp_penalties(&durations, &pens, &Precedence::none(items.len()), problem.start)
         }
         Method::MooreHodgson => {
-            let due: Vec<Option<f64>> = items
-                .iter()
-                .map(|it| it.facts.deadline.map(|d| d - it.facts.tail))
-                .collect();
-            let w: Vec<f64> = items
-                .iter()
-                .map(|it| objective.smith_weight(&it.facts))
-                .collect();
+            let due: Vec<Option<f64>> = items.iter().map(|it| it.facts.deadline.map(|d| d - it.facts.tail)).collect();
+            let w: Vec<f64> = items.iter().map(|it| objective.smith_weight(&it.facts)).collect();
             heuristics::moore_hodgson(&durations, &due, &w, problem.start)
         }
         Method::ModifiedDueDate => {
-            let due: Vec<Option<f64>> = items
-                .iter()
-                .map(|it| it.facts.deadline.map(|d| d - it.facts.tail))
-                .collect();
+            let due: Vec<Option<f64>> = items.iter().map(|it| it.facts.deadline.map(|d| d - it.facts.tail)).collect();
             heuristics::modified_due_date(&durations, &due, problem.start)
         }
     }
@@ -142,33 +121,16 @@ pub fn sequence(objective: Objective, problem: &FlexProblem) -> Vec<usize> {
 /// Orders and packs `problem` (steps 1 and 2).
 pub fn solve(objective: Objective, problem: &FlexProblem) -> FlexSolution {
     let order = sequence(objective, problem);
-    let jobs: Vec<PackJob> = problem
-        .items
-        .iter()
-        .map(|it| PackJob {
-            work: it.work,
-            min: it.min,
-            max: it.max,
-        })
-        .collect();
+    let jobs: Vec<PackJob> =
+        problem.items.iter().map(|it| PackJob { work: it.work, min: it.min, max: it.max }).collect();
     let packed = packing::pack(problem.capacity, &jobs, &order);
     let completion = packed
         .completion
         .iter()
         .zip(&problem.items)
-        .map(|(&c, it)| {
-            if c.is_finite() {
-                problem.start + c + it.facts.tail
-            } else {
-                f64::INFINITY
-            }
-        })
+        .map(|(&c, it)| if c.is_finite() { problem.start + c + it.facts.tail } else { f64::INFINITY })
         .collect();
-    FlexSolution {
-        order,
-        first: packed.first,
-        completion,
-    }
+    FlexSolution { order, first: packed.first, completion }
 }
 
 /// The FLEX policy (`circumflex.policy = flex`).
@@ -229,8 +191,7 @@ fn tail(job: &JobState, cluster: &ClusterView, phases: &[Phase]) -> f64 {
     if cluster.mode == PoolMode::Split && phases == [Phase::Map] {
         let r = job.phase(Phase::Reduce);
         if r.remaining() > 0 {
-            return job.remaining_work(Phase::Reduce)
-                / parallelism(job, cluster, Phase::Reduce, r.remaining());
+            return job.remaining_work(Phase::Reduce) / parallelism(job, cluster, Phase::Reduce, r.remaining());
         }
     }
     0.0
@@ -242,12 +203,7 @@ fn job_facts(job: &JobState, cluster: &ClusterView, phases: &[Phase]) -> JobFact
         arrival: job.spec.submit_ms as f64,
         weight: job.spec.weight,
         deadline: job.spec.deadline_ms.map(|d| d as f64),
-        sla: job
-            .spec
-            .sla
-            .iter()
-            .map(|s| (s.deadline_ms as f64, s.penalty))
-            .collect(),
+        sla: job.spec.sla.iter().map(|s| (s.deadline_ms as f64, s.penalty)).collect(),
         isolated: isolated_time(job, cluster),
         tail: tail(job, cluster, phases),
     }
@@ -263,11 +219,7 @@ impl Policy for FlexPolicy {
         let mut solved = Vec::new();
         for pool in cluster.pools() {
             let mut ids: Vec<JobId> = Vec::new();
-            let mut problem = FlexProblem {
-                capacity: pool.capacity,
-                start: snapshot.now as f64,
-                items: Vec::new(),
-            };
+            let mut problem = FlexProblem { capacity: pool.capacity, start: snapshot.now as f64, items: Vec::new() };
             for job in snapshot.active_jobs() {
                 let demand = pool_demand(job, &pool);
                 let work = pool_remaining_work(job, &pool);
@@ -295,12 +247,8 @@ impl Policy for FlexPolicy {
                 *k = (*k).min((pos, p));
             }
         }
-        let mut order: Vec<JobId> = snapshot
-            .active
-            .iter()
-            .copied()
-            .filter(|id| key[id.0 as usize].0 != usize::MAX)
-            .collect();
+        let mut order: Vec<JobId> =
+            snapshot.active.iter().copied().filter(|id| key[id.0 as usize].0 != usize::MAX).collect();
         order.sort_by_key(|id| key[id.0 as usize]);
         let mut builder = PlanBuilder::new(snapshot, order);
         for (pool, ids, sol) in &solved {
@@ -324,38 +272,20 @@ mod tests {
     use proptest::prelude::*;
 
     fn snapshot_jobs(specs: Vec<JobSpec>) -> (Vec<JobState>, Vec<JobId>) {
-        let jobs: Vec<JobState> = specs
-            .into_iter()
-            .enumerate()
-            .map(|(i, s)| JobState::new(JobId(i as u32), s))
-            .collect();
+        let jobs: Vec<JobState> =
+            specs.into_iter().enumerate().map(|(i, s)| JobState::new(JobId(i as u32), s)).collect();
         let active = jobs.iter().map(|j| j.id).collect();
         (jobs, active)
     }
 
-    fn plan_for(
-        objective: Objective,
-        cluster: ClusterView,
-        specs: Vec<JobSpec>,
-        now: Time,
-    ) -> Plan {
+    fn plan_for(objective: Objective, cluster: ClusterView, specs: Vec<JobSpec>, now: Time) -> Plan {
         let (jobs, active) = snapshot_jobs(specs);
-        let snap = Snapshot {
-            now,
-            cluster,
-            jobs: &jobs,
-            active: &active,
-        };
+        let snap = Snapshot { now, cluster, jobs: &jobs, active: &active };
         FlexPolicy::new(objective).plan(&snap)
     }
 
     fn shared(slots: u32) -> ClusterView {
-        ClusterView {
-            map_slots: slots,
-            reduce_slots: 0,
-            mode: PoolMode::Shared,
-            nodes: 1,
-        }
+        ClusterView { map_slots: slots, reduce_slots: 0, mode: PoolMode::Shared, nodes: 1 }
     }
 
     #[test]
@@ -366,30 +296,17 @@ mod tests {
             JobSpec::new(2, 5, 0).with_task_ms(1000, 0),
         ];
         let plan = plan_for(Objective::AvgResponseTime, shared(6), specs, 10);
-        let got: Vec<(u32, u32)> = plan
-            .entries
-            .iter()
-            .map(|e| (e.job.0, e.target[0]))
-            .collect();
+        let got: Vec<(u32, u32)> = plan.entries.iter().map(|e| (e.job.0, e.target[0])).collect();
         assert_eq!(got, vec![(1, 2), (2, 4), (0, 0)]);
         // Job 1: 2 tasks on 2 slots -> 1 s. Job 2: 4 slots for 1 s, then 5 slots: 1 + 1000/5 ms.
-        assert_eq!(
-            plan.entry(JobId(1)).unwrap().predicted_completion_ms,
-            Some(1010)
-        );
-        assert_eq!(
-            plan.entry(JobId(2)).unwrap().predicted_completion_ms,
-            Some(1210)
-        );
+        assert_eq!(plan.entry(JobId(1)).unwrap().predicted_completion_ms, Some(1010));
+        assert_eq!(plan.entry(JobId(2)).unwrap().predicted_completion_ms, Some(1210));
         assert_eq!(plan.total_target(Phase::Map), 6);
     }
 
     #[test]
     fn max_stretch_protects_the_small_late_job_and_max_rt_is_fifo() {
-        let specs = vec![
-            JobSpec::new(0, 20, 0).with_task_ms(1000, 0),
-            JobSpec::new(900, 1, 0).with_task_ms(1000, 0),
-        ];
+        let specs = vec![JobSpec::new(0, 20, 0).with_task_ms(1000, 0), JobSpec::new(900, 1, 0).with_task_ms(1000, 0)];
         let plan = plan_for(Objective::MaxStretch, shared(4), specs.clone(), 1000);
         assert_eq!(plan.entries[0].job, JobId(1));
         let plan = plan_for(Objective::MaxResponseTime, shared(4), specs, 1000);
@@ -398,27 +315,12 @@ mod tests {
 
     #[test]
     fn split_mode_plans_both_pools_with_a_reduce_tail() {
-        let cluster = ClusterView {
-            map_slots: 4,
-            reduce_slots: 2,
-            mode: PoolMode::Split,
-            nodes: 1,
-        };
+        let cluster = ClusterView { map_slots: 4, reduce_slots: 2, mode: PoolMode::Split, nodes: 1 };
         let mut reducing = JobSpec::new(0, 1, 4).with_task_ms(100, 1000);
         reducing.name = "reducing".into();
-        let (mut jobs, active) =
-            snapshot_jobs(vec![reducing, JobSpec::new(5, 8, 2).with_task_ms(500, 500)]);
-        jobs[0].phases[0] = crate::model::PhaseState {
-            total: 1,
-            finished: 1,
-            ..Default::default()
-        };
-        let snap = Snapshot {
-            now: 100,
-            cluster,
-            jobs: &jobs,
-            active: &active,
-        };
+        let (mut jobs, active) = snapshot_jobs(vec![reducing, JobSpec::new(5, 8, 2).with_task_ms(500, 500)]);
+        jobs[0].phases[0] = crate::model::PhaseState { total: 1, finished: 1, ..Default::default() };
+        let snap = Snapshot { now: 100, cluster, jobs: &jobs, active: &active };
         let plan = FlexPolicy::new(Objective::AvgResponseTime).plan(&snap);
         let e0 = plan.entry(JobId(0)).unwrap();
         let e1 = plan.entry(JobId(1)).unwrap();
@@ -435,60 +337,31 @@ mod tests {
         urgent.deadline_ms = Some(3000);
         let mut relaxed = JobSpec::new(0, 2, 0).with_task_ms(1000, 0);
         relaxed.deadline_ms = Some(60_000);
-        for o in [
-            Objective::MaxLateness,
-            Objective::MaxTardiness,
-            Objective::TardyJobs,
-            Objective::TotalTardiness,
-        ] {
+        for o in [Objective::MaxLateness, Objective::MaxTardiness, Objective::TardyJobs, Objective::TotalTardiness] {
             let plan = plan_for(o, shared(2), vec![relaxed.clone(), urgent.clone()], 0);
             assert_eq!(plan.entries[0].job, JobId(1), "{o}");
             assert_eq!(plan.entries[0].target[0], 2, "{o}");
         }
         let mut sla = JobSpec::new(0, 4, 0).with_task_ms(1000, 0);
-        sla.sla = vec![crate::model::SlaStep {
-            deadline_ms: 2500,
-            penalty: 10.0,
-        }];
+        sla.sla = vec![crate::model::SlaStep { deadline_ms: 2500, penalty: 10.0 }];
         for o in [Objective::MaxSla, Objective::TotalSla] {
-            let plan = plan_for(
-                o,
-                shared(2),
-                vec![JobSpec::new(0, 2, 0).with_task_ms(1000, 0), sla.clone()],
-                0,
-            );
+            let plan = plan_for(o, shared(2), vec![JobSpec::new(0, 2, 0).with_task_ms(1000, 0), sla.clone()], 0);
             assert_eq!(plan.entries[0].job, JobId(1), "{o}");
         }
     }
 
     #[test]
     fn registry_builds_flex_and_rejects_unknown_objectives() {
-        let cfg = EngineConfig::from_pairs([
-            ("circumflex.policy", "flex"),
-            ("circumflex.objective", "max_stretch"),
-        ])
-        .unwrap();
+        let cfg =
+            EngineConfig::from_pairs([("circumflex.policy", "flex"), ("circumflex.objective", "max_stretch")]).unwrap();
         let policy = crate::policies::create(&cfg).unwrap();
         assert_eq!(policy.name(), "flex");
         assert!(crate::policies::POLICY_NAMES.contains(&"flex"));
-        let err = EngineConfig::from_pairs([
-            ("circumflex.policy", "flex"),
-            ("circumflex.objective", "speed"),
-        ])
-        .unwrap_err()
-        .to_string();
-        assert!(
-            err.contains("circumflex.objective")
-                && err.contains("speed")
-                && err.contains("max_stretch"),
-            "{err}"
-        );
-        assert_eq!(
-            FlexPolicy::from_config(&EngineConfig::default())
-                .unwrap()
-                .objective(),
-            Objective::AvgResponseTime
-        );
+        let err = EngineConfig::from_pairs([("circumflex.policy", "flex"), ("circumflex.objective", "speed")])
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("circumflex.objective") && err.contains("speed") && err.contains("max_stretch"), "{err}");
+        assert_eq!(FlexPolicy::from_config(&EngineConfig::default()).unwrap().objective(), Objective::AvgResponseTime);
     }
 
     #[test]
@@ -503,19 +376,11 @@ mod tests {
         let mut e = Engine::new(cfg).unwrap();
         let n1 = e.add_node("h1", "/r1", 3, 0);
         let n2 = e.add_node("h2", "/r1", 3, 0);
-        e.submit(JobSpec::new(0, 10, 0).with_task_ms(1000, 0), 0)
-            .unwrap();
-        e.submit(JobSpec::new(1, 2, 0).with_task_ms(1000, 0), 1)
-            .unwrap();
-        e.submit(JobSpec::new(2, 5, 0).with_task_ms(1000, 0), 2)
-            .unwrap();
+        e.submit(JobSpec::new(0, 10, 0).with_task_ms(1000, 0), 0).unwrap();
+        e.submit(JobSpec::new(1, 2, 0).with_task_ms(1000, 0), 1).unwrap();
+        e.submit(JobSpec::new(2, 5, 0).with_task_ms(1000, 0), 2).unwrap();
         e.tick(3);
-        let targets: Vec<(u32, u32)> = e
-            .plan()
-            .entries
-            .iter()
-            .map(|x| (x.job.0, x.target[0]))
-            .collect();
+        let targets: Vec<(u32, u32)> = e.plan().entries.iter().map(|x| (x.job.0, x.target[0])).collect();
         assert_eq!(targets, vec![(1, 2), (2, 4), (0, 0)]);
         let mut launched = [0u32; 3];
         for node in [n1, n2] {
@@ -524,33 +389,19 @@ mod tests {
             for c in choices {
                 let k = c.count.min(free);
                 for _ in 0..k {
-                    e.task_started(c.job, c.phase, node, Locality::Any, 3)
-                        .unwrap();
+                    e.task_started(c.job, c.phase, node, Locality::Any, 3).unwrap();
                 }
                 launched[c.job.0 as usize] += k;
                 free -= k;
             }
         }
-        assert_eq!(
-            launched,
-            [0, 2, 4],
-            "every slot went where the FLEX targets said"
-        );
+        assert_eq!(launched, [0, 2, 4], "every slot went where the FLEX targets said");
     }
 
     fn spec_strategy() -> impl Strategy<Value = JobSpec> {
-        (
-            0i64..5000,
-            1u32..30,
-            0u32..6,
-            1u32..5,
-            0u32..4,
-            prop::option::of(1u32..12),
-            prop::option::of(0i64..60_000),
-        )
+        (0i64..5000, 1u32..30, 0u32..6, 1u32..5, 0u32..4, prop::option::of(1u32..12), prop::option::of(0i64..60_000))
             .prop_map(|(submit, maps, reduces, weight, min, max, deadline)| {
-                let mut s =
-                    JobSpec::new(submit, maps, reduces).with_task_ms(500 + submit % 700, 900);
+                let mut s = JobSpec::new(submit, maps, reduces).with_task_ms(500 + submit % 700, 900);
                 s.weight = weight as f64;
                 s.min_slots = min;
                 s.max_slots = max.map(|m| m.max(min));

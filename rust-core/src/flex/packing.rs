@@ -135,26 +135,13 @@ pub fn allocate(capacity: u32, ready: &[usize], jobs: &[PackJob], out: &mut [u32
 }
 
 /// The literal ready-list packing for any precedence; records intervals when `trace`.
-pub fn pack_traced(
-    capacity: u32,
-    jobs: &[PackJob],
-    order: &[usize],
-    precedence: &Precedence,
-    trace: bool,
-) -> Packing {
+pub fn pack_traced(capacity: u32, jobs: &[PackJob], order: &[usize], precedence: &Precedence, trace: bool) -> Packing {
     let n = jobs.len();
     let rank = ranks(order, n);
     let mut open_pred: Vec<usize> = (0..n).map(|j| precedence.predecessors(j).len()).collect();
-    let mut ready: BTreeSet<(usize, usize)> = (0..n)
-        .filter(|&j| open_pred[j] == 0)
-        .map(|j| (rank[j], j))
-        .collect();
+    let mut ready: BTreeSet<(usize, usize)> = (0..n).filter(|&j| open_pred[j] == 0).map(|j| (rank[j], j)).collect();
     let mut remaining: Vec<f64> = jobs.iter().map(|j| j.work.max(0.0)).collect();
-    let mut out = Packing {
-        first: vec![0; n],
-        completion: vec![f64::INFINITY; n],
-        intervals: Vec::new(),
-    };
+    let mut out = Packing { first: vec![0; n], completion: vec![f64::INFINITY; n], intervals: Vec::new() };
     let mut alloc = vec![0u32; n];
     let mut list: Vec<usize> = Vec::with_capacity(n);
     let mut first_set = false;
@@ -173,10 +160,7 @@ pub fn pack_traced(
                 f64::INFINITY
             }
         };
-        let tmin = list
-            .iter()
-            .map(|&j| finish(j))
-            .fold(f64::INFINITY, f64::min);
+        let tmin = list.iter().map(|&j| finish(j)).fold(f64::INFINITY, f64::min);
         if tmin == f64::INFINITY {
             break;
         }
@@ -237,10 +221,7 @@ impl PartialOrd for Due {
 impl Ord for Due {
     fn cmp(&self, other: &Self) -> Ordering {
         // Min-heap on (time, rank).
-        other
-            .time
-            .total_cmp(&self.time)
-            .then(other.rank.cmp(&self.rank))
+        other.time.total_cmp(&self.time).then(other.rank.cmp(&self.rank))
     }
 }
 
@@ -286,11 +267,7 @@ impl Frontier<'_> {
         self.slots[r] = s;
         self.version[r] = self.version[r].wrapping_add(1);
         if s > 0 {
-            self.heap.push(Due {
-                time: t + r_now / s as f64,
-                rank: r as u32,
-                version: self.version[r],
-            });
+            self.heap.push(Due { time: t + r_now / s as f64, rank: r as u32, version: self.version[r] });
         }
     }
 
@@ -328,10 +305,7 @@ impl Frontier<'_> {
             r = self.next[r];
         }
         self.f = self.head;
-        self.advance(
-            capacity.saturating_sub(sum_lo.min(u32::MAX as u64) as u32),
-            t,
-        );
+        self.advance(capacity.saturating_sub(sum_lo.min(u32::MAX as u64) as u32), t);
     }
 
     fn unlink(&mut self, r: usize) {
@@ -388,11 +362,7 @@ pub fn pack(capacity: u32, jobs: &[PackJob], order: &[usize]) -> Packing {
     for (j, &r) in rank.iter().enumerate() {
         by_rank[r] = j;
     }
-    let mut out = Packing {
-        first: vec![0; n],
-        completion: vec![f64::INFINITY; n],
-        intervals: Vec::new(),
-    };
+    let mut out = Packing { first: vec![0; n], completion: vec![f64::INFINITY; n], intervals: Vec::new() };
     // Zero-work jobs complete at once and never hold slots.
     let live: Vec<usize> = (0..n).filter(|&r| jobs[by_rank[r]].work > 0.0).collect();
     for r in 0..n {
@@ -464,10 +434,7 @@ mod tests {
     }
 
     fn allocs(p: &Packing) -> Vec<Vec<u32>> {
-        p.intervals
-            .iter()
-            .map(|iv| iv.alloc.iter().filter(|a| a.1 > 0).map(|a| a.1).collect())
-            .collect()
+        p.intervals.iter().map(|iv| iv.alloc.iter().filter(|a| a.1 > 0).map(|a| a.1).collect()).collect()
     }
 
     #[test]
@@ -476,10 +443,7 @@ mod tests {
         let jobs = [job(24.0, 2, 6), job(30.0, 1, 10), job(15.0, 3, 4)];
         let p = pack_traced(10, &jobs, &[0, 1, 2], &Precedence::none(3), true);
         let ends: Vec<f64> = p.intervals.iter().map(|i| i.end).collect();
-        assert!(
-            close(ends[0], 4.0) && close(ends[1], 5.0) && close(ends[2], 6.9),
-            "{ends:?}"
-        );
+        assert!(close(ends[0], 4.0) && close(ends[1], 5.0) && close(ends[2], 6.9), "{ends:?}");
         assert_eq!(allocs(&p), vec![vec![6, 1, 3], vec![7, 3], vec![10]]);
         assert_eq!(p.first, vec![6, 1, 3]);
         let fast = pack(10, &jobs, &[0, 1, 2]);
@@ -496,16 +460,9 @@ mod tests {
         let prec = Precedence::chains(&[2, 1]);
         let p = pack_traced(4, &jobs, &[0, 1, 2], &prec, true);
         let ends: Vec<f64> = p.intervals.iter().map(|i| i.end).collect();
-        assert!(
-            close(ends[0], 2.0) && close(ends[1], 10.0 / 3.0) && close(ends[2], 4.5),
-            "{ends:?}"
-        );
+        assert!(close(ends[0], 2.0) && close(ends[1], 10.0 / 3.0) && close(ends[2], 4.5), "{ends:?}");
         assert_eq!(allocs(&p), vec![vec![3, 1], vec![3, 1], vec![4]]);
-        assert_eq!(
-            p.intervals[0].alloc,
-            vec![(0, 3), (2, 1)],
-            "d2 is not ready: no slots, no reserved minimum"
-        );
+        assert_eq!(p.intervals[0].alloc, vec![(0, 3), (2, 1)], "d2 is not ready: no slots, no reserved minimum");
     }
 
     #[test]
@@ -516,10 +473,7 @@ mod tests {
         assert_eq!(p.intervals[0].completed, 0);
         assert_eq!(p.intervals[1].completed, 2);
         assert!(close(p.intervals[0].end, 10.0 / 3.0));
-        assert_eq!(
-            p.intervals[1].start, p.intervals[1].end,
-            "zero-length interval"
-        );
+        assert_eq!(p.intervals[1].start, p.intervals[1].end, "zero-length interval");
         let fast = pack(10, &jobs, &[0, 1, 2]);
         assert_eq!(fast.completion[0], fast.completion[2]);
     }
@@ -539,12 +493,7 @@ mod tests {
         let fast = pack(7, &jobs, &[0, 1, 2]);
         assert_eq!(fast.first, vec![3, 3, 1]);
         for j in 0..3 {
-            assert!(
-                close(fast.completion[j], slow.completion[j]),
-                "{:?} vs {:?}",
-                fast.completion,
-                slow.completion
-            );
+            assert!(close(fast.completion[j], slow.completion[j]), "{:?} vs {:?}", fast.completion, slow.completion);
         }
         // Degenerate: no capacity.
         let p = pack(0, &[job(1.0, 1, 1)], &[0]);
@@ -552,14 +501,9 @@ mod tests {
     }
 
     fn instance() -> impl Strategy<Value = (u32, Vec<PackJob>, Vec<usize>)> {
-        (
-            0u32..40,
-            prop::collection::vec((0u32..60, 0u32..6, 0u32..12), 0..40),
-            any::<u64>(),
-        )
-            .prop_map(|(s, js, seed)| {
-                let jobs: Vec<PackJob> =
-                    js.iter().map(|&(w, m, mx)| job(w as f64, m, mx)).collect();
+        (0u32..40, prop::collection::vec((0u32..60, 0u32..6, 0u32..12), 0..40), any::<u64>()).prop_map(
+            |(s, js, seed)| {
+                let jobs: Vec<PackJob> = js.iter().map(|&(w, m, mx)| job(w as f64, m, mx)).collect();
                 // A deterministic shuffle of the priority order from the seed.
                 let mut order: Vec<usize> = (0..jobs.len()).collect();
                 let mut x = seed | 1;
@@ -570,7 +514,8 @@ mod tests {
                     order.swap(i, (x % (i as u64 + 1)) as usize);
                 }
                 (s, jobs, order)
-            })
+            },
+        )
     }
 
     proptest! {

@@ -19,11 +19,7 @@ pub struct Precedence {
 impl Precedence {
     /// No constraints among `n` items (FLEX).
     pub fn none(n: usize) -> Precedence {
-        Precedence {
-            succ: vec![Vec::new(); n],
-            pred: vec![Vec::new(); n],
-            edges: 0,
-        }
+        Precedence { succ: vec![Vec::new(); n], pred: vec![Vec::new(); n], edges: 0 }
     }
 
     /// Consecutive chains: items `0..lengths[0]` form the first chain in order, the next
@@ -58,11 +54,7 @@ impl Precedence {
             }
         }
         if p.topological_order().is_none() {
-            return Err(Error::job(
-                "precedence",
-                format!("{} edges", p.edges),
-                "an acyclic relation (a DAG)",
-            ));
+            return Err(Error::job("precedence", format!("{} edges", p.edges), "an acyclic relation (a DAG)"));
         }
         Ok(p)
     }
@@ -102,10 +94,8 @@ impl Precedence {
     pub fn topological_order(&self) -> Option<Vec<usize>> {
         let n = self.len();
         let mut indeg: Vec<usize> = self.pred.iter().map(Vec::len).collect();
-        let mut ready: std::collections::BinaryHeap<std::cmp::Reverse<usize>> = (0..n)
-            .filter(|&i| indeg[i] == 0)
-            .map(std::cmp::Reverse)
-            .collect();
+        let mut ready: std::collections::BinaryHeap<std::cmp::Reverse<usize>> =
+            (0..n).filter(|&i| indeg[i] == 0).map(std::cmp::Reverse).collect();
         let mut out = Vec::with_capacity(n);
         while let Some(std::cmp::Reverse(i)) = ready.pop() {
             out.push(i);
@@ -149,9 +139,7 @@ mod tests {
         assert!(p.is_topological(&[2, 3, 0, 4, 1, 5]));
         assert!(!p.is_topological(&[1, 0, 2, 3, 4, 5]));
         assert!(Precedence::from_edges(3, &[(0, 1), (1, 2), (2, 0)]).is_err());
-        let err = Precedence::from_edges(3, &[(0, 3)])
-            .unwrap_err()
-            .to_string();
+        let err = Precedence::from_edges(3, &[(0, 3)]).unwrap_err().to_string();
         assert!(err.contains("0 -> 3"), "{err}");
         assert!(Precedence::none(4).is_unconstrained());
     }

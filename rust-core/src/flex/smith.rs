@@ -88,23 +88,14 @@ pub struct Block {
 pub fn chain_blocks(chain: &[SmithItem]) -> Vec<Block> {
     let mut stack: Vec<Block> = Vec::with_capacity(chain.len());
     for (k, it) in chain.iter().enumerate() {
-        let mut top = Block {
-            start: k,
-            end: k + 1,
-            work: it.work,
-            weight: it.weight,
-        };
+        let mut top = Block { start: k, end: k + 1, work: it.work, weight: it.weight };
         while let Some(prev) = stack.last() {
             // Merge while the earlier block is not strictly better: prefix ties go to the longest.
             if cmp_ratio(prev.work, prev.weight, top.work, top.weight) == Ordering::Less {
                 break;
             }
-            top = Block {
-                start: prev.start,
-                end: top.end,
-                work: prev.work + top.work,
-                weight: prev.weight + top.weight,
-            };
+            top =
+                Block { start: prev.start, end: top.end, work: prev.work + top.work, weight: prev.weight + top.weight };
             stack.pop();
         }
         stack.push(top);
@@ -134,8 +125,7 @@ impl PartialOrd for Head {
 impl Ord for Head {
     fn cmp(&self, other: &Self) -> Ordering {
         // Max-heap: invert so the smallest ratio, then the lowest chain index, pops first.
-        cmp_ratio(other.work, other.weight, self.work, self.weight)
-            .then(other.chain.cmp(&self.chain))
+        cmp_ratio(other.work, other.weight, self.work, self.weight).then(other.chain.cmp(&self.chain))
     }
 }
 
@@ -148,14 +138,7 @@ pub fn generalized_smith<C: AsRef<[SmithItem]>>(chains: &[C]) -> Vec<(usize, usi
     let mut heap: BinaryHeap<Head> = blocks
         .iter()
         .enumerate()
-        .filter_map(|(c, bs)| {
-            bs.first().map(|b| Head {
-                chain: c,
-                block: 0,
-                work: b.work,
-                weight: b.weight,
-            })
-        })
+        .filter_map(|(c, bs)| bs.first().map(|b| Head { chain: c, block: 0, work: b.work, weight: b.weight }))
         .collect();
     let mut out = Vec::with_capacity(total);
     while let Some(head) = heap.pop() {
@@ -163,12 +146,7 @@ pub fn generalized_smith<C: AsRef<[SmithItem]>>(chains: &[C]) -> Vec<(usize, usi
         let b = bs[head.block];
         out.extend((b.start..b.end).map(|k| (head.chain, k)));
         if let Some(next) = bs.get(head.block + 1) {
-            heap.push(Head {
-                chain: head.chain,
-                block: head.block + 1,
-                work: next.work,
-                weight: next.weight,
-            });
+            heap.push(Head { chain: head.chain, block: head.block + 1, work: next.work, weight: next.weight });
         }
     }
     out
@@ -278,10 +256,7 @@ mod tests {
 
     #[test]
     fn generalized_smith_instance_2_costs_33() {
-        let chains = vec![
-            vec![it(3.0, 1.0), it(1.0, 4.0)],
-            vec![it(1.0, 1.0), it(4.0, 1.0)],
-        ];
+        let chains = vec![vec![it(3.0, 1.0), it(1.0, 4.0)], vec![it(1.0, 1.0), it(4.0, 1.0)]];
         let seq = generalized_smith(&chains);
         assert_eq!(seq, vec![(0, 0), (0, 1), (1, 0), (1, 1)]);
         assert_eq!(cost_of(&chains, &seq), 33.0);
@@ -304,25 +279,15 @@ mod tests {
     #[test]
     fn exact_products_see_one_ulp() {
         let a = 1.0 + f64::EPSILON;
-        assert_eq!(
-            cmp_products(a, a, 1.0 + 2.0 * f64::EPSILON, 1.0),
-            Ordering::Greater
-        );
+        assert_eq!(cmp_products(a, a, 1.0 + 2.0 * f64::EPSILON, 1.0), Ordering::Greater);
         assert_eq!(cmp_products(3.0, 5.0, 5.0, 3.0), Ordering::Equal);
-        assert_eq!(
-            cmp_products(1e300, 1e-300, 1.0, 1.0),
-            1e300f64.mul_add(1e-300, -1.0).partial_cmp(&0.0).unwrap()
-        );
+        assert_eq!(cmp_products(1e300, 1e-300, 1.0, 1.0), 1e300f64.mul_add(1e-300, -1.0).partial_cmp(&0.0).unwrap());
     }
 
     fn chains_strategy() -> impl Strategy<Value = Vec<Vec<SmithItem>>> {
-        prop::collection::vec(prop::collection::vec((0u32..20, 1u32..10), 1..4), 1..4).prop_map(
-            |cs| {
-                cs.into_iter()
-                    .map(|c| c.into_iter().map(|(p, w)| it(p as f64, w as f64)).collect())
-                    .collect()
-            },
-        )
+        prop::collection::vec(prop::collection::vec((0u32..20, 1u32..10), 1..4), 1..4).prop_map(|cs| {
+            cs.into_iter().map(|c| c.into_iter().map(|(p, w)| it(p as f64, w as f64)).collect()).collect()
+        })
     }
 
     proptest! {
