@@ -7,14 +7,18 @@
 //! Code map:
 //! - [`model`]: time, ids, phases, job specs and job state.
 //! - [`policy`]: the `Policy` trait (snapshot in, plan out) and plan vocabulary.
-//! - [`policies`]: the registry and every policy (FIFO, Fair, FLEX, ...).
-//! - [`flex`]: the FLEX engine: objectives, Smith's rule, the backwards DP, malleable packing.
+//! - [`policies`]: the registry and every policy (FIFO, Fair, ...).
 //! - [`engine`]: per-instance state, events, epochs and the heartbeat assignment layer.
 //! - [`config`]: `circumflex.*` keys, parsed and validated.
 //! - [`error`]: typed errors whose messages name the bad key or field.
+//! - [`asrpt`]: ASRPT, its SRPT lower bound and the slot-model baselines (efficiency-ratio paper).
+//! - [`rtmr`]: the RTMR deadline scheduler with admission control, and the Deadline Constraint baseline.
+//! - [`flex`]: FLEX: the objective family, generalized Smith's rule, the backwards DP and ready-list
+//!   malleable packing (reused by CIRCUMFLEX and FlowFlex), and the `flex` policy.
 #![deny(missing_docs)]
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 
+pub mod asrpt;
 pub mod config;
 pub mod engine;
 pub mod error;
@@ -22,6 +26,7 @@ pub mod flex;
 pub mod model;
 pub mod policies;
 pub mod policy;
+pub mod rtmr;
 
 pub use config::EngineConfig;
 pub use engine::{Choice, Engine};

@@ -298,11 +298,7 @@ impl JobSpec {
                 return bad("max_slots", "0".into(), "at least 1 (or unset for no maximum)");
             }
             if self.min_slots > max {
-                return bad(
-                    "min_slots",
-                    self.min_slots.to_string(),
-                    &format!("at most max_slots ({max})"),
-                );
+                return bad("min_slots", self.min_slots.to_string(), &format!("at most max_slots ({max})"));
             }
         }
         if !(self.reduce_slowstart.is_finite() && (0.0..=1.0).contains(&self.reduce_slowstart)) {
@@ -374,6 +370,14 @@ pub struct JobState {
     /// Whether the host says the job can run reduces now. When `None` the engine derives it from
     /// `reduce_slowstart`.
     pub reduces_ready_override: Option<bool>,
+    /// Finish time of every successful task per phase, in finish order; recorded only when the
+    /// policy asks for it (`Policy::needs_task_finish_times`).
+    #[serde(default, skip_serializing_if = "task_log_is_empty")]
+    pub task_finish_ms: [Vec<Time>; 2],
+}
+
+fn task_log_is_empty(log: &[Vec<Time>; 2]) -> bool {
+    log[0].is_empty() && log[1].is_empty()
 }
 
 /// Default duration assumed for a task when nothing is known yet (no estimate, nothing observed).
@@ -394,6 +398,7 @@ impl JobState {
             started_ms: None,
             finished_ms: None,
             reduces_ready_override: None,
+            task_finish_ms: [Vec::new(), Vec::new()],
         }
     }
 
@@ -430,9 +435,7 @@ impl JobState {
     /// Whether `phase` has a task that could start right now.
     #[inline]
     pub fn runnable(&self, phase: Phase) -> bool {
-        self.is_active()
-            && self.phase(phase).pending > 0
-            && (phase == Phase::Map || self.reduces_ready())
+        self.is_active() && self.phase(phase).pending > 0 && (phase == Phase::Map || self.reduces_ready())
     }
 
     /// Estimated duration of one task of `phase`: the observed mean once a task has finished,

@@ -10,7 +10,7 @@ use crate::error::{Error, Result};
 use crate::policy::Policy;
 
 /// Every policy name `create` accepts (test-only policies excluded).
-pub const POLICY_NAMES: &[&str] = &["fifo", "fair", "flex"];
+pub const POLICY_NAMES: &[&str] = &["fifo", "fair", "flex", "asrpt", "rtmr", "deadline-constraint"];
 
 /// Builds the configured policy, validating its parameters.
 pub fn create(config: &EngineConfig) -> Result<Box<dyn Policy>> {
@@ -18,13 +18,14 @@ pub fn create(config: &EngineConfig) -> Result<Box<dyn Policy>> {
         "fifo" => Ok(Box::new(fifo::Fifo)),
         "fair" => Ok(Box::new(fair::Fair)),
         "flex" => Ok(Box::new(crate::flex::FlexPolicy::from_config(config)?)),
+        "asrpt" => Ok(Box::new(crate::asrpt::policy::AsrptPolicy)),
+        "deadline-constraint" => Ok(Box::new(crate::rtmr::dc::DeadlineConstraint::from_engine(config)?)),
+        "rtmr" => {
+            Ok(Box::new(crate::rtmr::policy::RtmrPolicy::new(crate::rtmr::policy::RtmrConfig::from_engine(config)?)))
+        }
         #[cfg(feature = "test-policies")]
         "test-panic" => Ok(Box::new(test_panic::PanicOnPlan)),
-        other => Err(Error::config(
-            crate::config::KEY_POLICY,
-            other,
-            format!("one of {}", POLICY_NAMES.join(", ")),
-        )),
+        other => Err(Error::config(crate::config::KEY_POLICY, other, format!("one of {}", POLICY_NAMES.join(", ")))),
     }
 }
 
@@ -44,15 +45,9 @@ pub mod test_panic {
         }
         fn plan(&mut self, snapshot: &Snapshot<'_>) -> Plan {
             if !snapshot.active.is_empty() {
-                panic!(
-                    "test-panic policy: deliberate panic with {} active jobs",
-                    snapshot.active.len()
-                );
+                panic!("test-panic policy: deliberate panic with {} active jobs", snapshot.active.len());
             }
-            Plan {
-                computed_at: snapshot.now,
-                entries: Vec::new(),
-            }
+            Plan { computed_at: snapshot.now, ..Plan::default() }
         }
     }
 }
