@@ -14,6 +14,8 @@
 //! - [`asrpt`]: ASRPT, its SRPT lower bound and the slot-model baselines (efficiency-ratio paper).
 //! - [`adaptive`]: the Adaptive Scheduler family (completion-time goals).
 //! - [`rtmr`]: the RTMR deadline scheduler with admission control, and the Deadline Constraint baseline.
+//! - [`flex`]: FLEX: the objective family, generalized Smith's rule, the backwards DP and ready-list
+//!   malleable packing (reused by CIRCUMFLEX and FlowFlex), and the `flex` policy.
 #![deny(missing_docs)]
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 
@@ -22,6 +24,7 @@ pub mod asrpt;
 pub mod config;
 pub mod engine;
 pub mod error;
+pub mod flex;
 pub mod model;
 pub mod policies;
 pub mod policy;
