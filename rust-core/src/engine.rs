@@ -239,7 +239,10 @@ impl Engine {
     /// scheduled.
     pub fn submit(&mut self, spec: JobSpec, now: Time) -> Result<(JobId, Admission)> {
         spec.validate()?;
-        let id = JobId(u32::try_from(self.jobs.len()).map_err(|_| Error::job("job count", self.jobs.len(), "fewer than 2^32 jobs"))?);
+        let id = JobId(
+            u32::try_from(self.jobs.len())
+                .map_err(|_| Error::job("job count", self.jobs.len(), "fewer than 2^32 jobs"))?,
+        );
         self.jobs.push(JobState::new(id, spec));
         self.rank.push(u32::MAX);
         self.target.push([0, 0]);
@@ -308,7 +311,14 @@ impl Engine {
     }
 
     /// A task of `job`'s `phase` started on `node` at `locality`.
-    pub fn task_started(&mut self, job: JobId, phase: Phase, node: NodeId, locality: Locality, now: Time) -> Result<()> {
+    pub fn task_started(
+        &mut self,
+        job: JobId,
+        phase: Phase,
+        node: NodeId,
+        locality: Locality,
+        now: Time,
+    ) -> Result<()> {
         let slot = self.slot_of(phase);
         self.node_mut(node)?.running[slot] += 1;
         let j = self.job_mut(job)?;
@@ -331,7 +341,15 @@ impl Engine {
 
     /// A task of `job`'s `phase` on `node` ended after `duration_ms`. A failed task goes back to
     /// pending. When every task of the job has finished the job completes (and re-plans).
-    pub fn task_finished(&mut self, job: JobId, phase: Phase, node: NodeId, duration_ms: Time, success: bool, now: Time) -> Result<()> {
+    pub fn task_finished(
+        &mut self,
+        job: JobId,
+        phase: Phase,
+        node: NodeId,
+        duration_ms: Time,
+        success: bool,
+        now: Time,
+    ) -> Result<()> {
         let slot = self.slot_of(phase);
         if let Some(n) = self.nodes.get_mut(node.0 as usize) {
             n.running[slot] = n.running[slot].saturating_sub(1);
@@ -547,7 +565,8 @@ impl Engine {
             self.touched.push((jid, ph));
             let locality = self.allowed_locality(job, phase);
             let j = &self.jobs[jid as usize];
-            let already = self.choices.iter().filter(|c| c.job == job && c.phase == phase).map(|c| c.count).sum::<u32>();
+            let already =
+                self.choices.iter().filter(|c| c.job == job && c.phase == phase).map(|c| c.count).sum::<u32>();
             let running = j.phase(phase).running + already + 1;
             let target = self.target[jid as usize][phase.idx()];
             let pending_left = j.phase(phase).pending.saturating_sub(already + 1);
@@ -568,7 +587,9 @@ impl Engine {
             while self.choices.len() < max_choices && budget.iter().any(|&b| b > 0) {
                 let next = match iter_from {
                     None => self.spare.iter().next().copied(),
-                    Some(k) => self.spare.range((std::ops::Bound::Excluded(k), std::ops::Bound::Unbounded)).next().copied(),
+                    Some(k) => {
+                        self.spare.range((std::ops::Bound::Excluded(k), std::ops::Bound::Unbounded)).next().copied()
+                    }
                 };
                 let Some(entry) = next else { break };
                 iter_from = Some(entry);
@@ -579,7 +600,8 @@ impl Engine {
                     continue;
                 }
                 let job = JobId(jid);
-                let already: u32 = self.choices.iter().filter(|c| c.job == job && c.phase == phase).map(|c| c.count).sum();
+                let already: u32 =
+                    self.choices.iter().filter(|c| c.job == job && c.phase == phase).map(|c| c.count).sum();
                 let pending = self.jobs[jid as usize].phase(phase).pending;
                 if pending <= already {
                     continue;
@@ -610,10 +632,7 @@ impl Engine {
 
     fn first_under_with_budget(&self, budget: &[u32; 2]) -> Option<(u32, u32, u8, u32)> {
         let shared = self.config.pool_mode == PoolMode::Shared;
-        self.under
-            .iter()
-            .find(|&&(_, _, ph, _)| if shared { budget[0] > 0 } else { budget[ph as usize] > 0 })
-            .copied()
+        self.under.iter().find(|&&(_, _, ph, _)| if shared { budget[0] > 0 } else { budget[ph as usize] > 0 }).copied()
     }
 
     fn spend(budget: &mut [u32; 2], shared: bool, phase: Phase) {
@@ -645,7 +664,13 @@ mod tests {
     use super::*;
 
     fn engine(policy: &str, mode: PoolMode) -> Engine {
-        let cfg = EngineConfig { policy: policy.into(), pool_mode: mode, node_locality_delay: 0, rack_locality_delay: 0, ..EngineConfig::default() };
+        let cfg = EngineConfig {
+            policy: policy.into(),
+            pool_mode: mode,
+            node_locality_delay: 0,
+            rack_locality_delay: 0,
+            ..EngineConfig::default()
+        };
         Engine::new(cfg).unwrap()
     }
 
@@ -738,7 +763,12 @@ mod tests {
 
     #[test]
     fn delay_scheduling_restricts_then_relaxes() {
-        let cfg = EngineConfig { policy: "fifo".into(), node_locality_delay: 2, rack_locality_delay: 1, ..EngineConfig::default() };
+        let cfg = EngineConfig {
+            policy: "fifo".into(),
+            node_locality_delay: 2,
+            rack_locality_delay: 1,
+            ..EngineConfig::default()
+        };
         let mut e = Engine::new(cfg).unwrap();
         let n = e.add_node("h1", "/r1", 1, 0);
         let a = e.submit(JobSpec::new(0, 5, 0), 0).unwrap().0;

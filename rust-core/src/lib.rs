@@ -11,6 +11,9 @@
 //! - [`engine`]: per-instance state, events, epochs and the heartbeat assignment layer.
 //! - [`config`]: `circumflex.*` keys, parsed and validated.
 //! - [`error`]: typed errors whose messages name the bad key or field.
+//! - [`sim`]: the deterministic discrete-event simulator driving the [`Engine`], workload generators,
+//!   metrics and reports.
+//! - [`trace`]: SWIM TSV and Rumen JSON readers producing simulator workloads.
 #![deny(missing_docs)]
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 
@@ -20,6 +23,8 @@ pub mod error;
 pub mod model;
 pub mod policies;
 pub mod policy;
+pub mod sim;
+pub mod trace;
 
 pub use config::EngineConfig;
 pub use engine::{Choice, Engine};

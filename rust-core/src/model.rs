@@ -298,11 +298,7 @@ impl JobSpec {
                 return bad("max_slots", "0".into(), "at least 1 (or unset for no maximum)");
             }
             if self.min_slots > max {
-                return bad(
-                    "min_slots",
-                    self.min_slots.to_string(),
-                    &format!("at most max_slots ({max})"),
-                );
+                return bad("min_slots", self.min_slots.to_string(), &format!("at most max_slots ({max})"));
             }
         }
         if !(self.reduce_slowstart.is_finite() && (0.0..=1.0).contains(&self.reduce_slowstart)) {
@@ -430,9 +426,7 @@ impl JobState {
     /// Whether `phase` has a task that could start right now.
     #[inline]
     pub fn runnable(&self, phase: Phase) -> bool {
-        self.is_active()
-            && self.phase(phase).pending > 0
-            && (phase == Phase::Map || self.reduces_ready())
+        self.is_active() && self.phase(phase).pending > 0 && (phase == Phase::Map || self.reduces_ready())
     }
 
     /// Estimated duration of one task of `phase`: the observed mean once a task has finished,

@@ -63,9 +63,7 @@ impl ClusterView {
                 Some(Pool { capacity: self.map_slots, phases: MAP_ONLY }),
                 Some(Pool { capacity: self.reduce_slots, phases: REDUCE_ONLY }),
             ],
-            PoolMode::Shared => {
-                [Some(Pool { capacity: self.map_slots + self.reduce_slots, phases: BOTH }), None]
-            }
+            PoolMode::Shared => [Some(Pool { capacity: self.map_slots + self.reduce_slots, phases: BOTH }), None],
         };
         pools.into_iter().flatten()
     }
@@ -279,10 +277,7 @@ mod tests {
 
     #[test]
     fn builder_never_drops_an_active_job() {
-        let jobs = vec![
-            JobState::new(JobId(0), JobSpec::new(0, 1, 0)),
-            JobState::new(JobId(1), JobSpec::new(1, 1, 0)),
-        ];
+        let jobs = vec![JobState::new(JobId(0), JobSpec::new(0, 1, 0)), JobState::new(JobId(1), JobSpec::new(1, 1, 0))];
         let active = [JobId(0), JobId(1)];
         let cluster = ClusterView { map_slots: 1, reduce_slots: 1, mode: PoolMode::Split, nodes: 1 };
         let snap = Snapshot { now: 0, cluster, jobs: &jobs, active: &active };

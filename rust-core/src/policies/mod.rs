@@ -19,11 +19,7 @@ pub fn create(config: &EngineConfig) -> Result<Box<dyn Policy>> {
         "fair" => Ok(Box::new(fair::Fair)),
         #[cfg(feature = "test-policies")]
         "test-panic" => Ok(Box::new(test_panic::PanicOnPlan)),
-        other => Err(Error::config(
-            crate::config::KEY_POLICY,
-            other,
-            format!("one of {}", POLICY_NAMES.join(", ")),
-        )),
+        other => Err(Error::config(crate::config::KEY_POLICY, other, format!("one of {}", POLICY_NAMES.join(", ")))),
     }
 }
 
