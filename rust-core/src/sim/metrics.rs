@@ -187,7 +187,8 @@ impl Summary {
             weighted_mean_response_s: weighted,
             mean_stretch: mean(&stretch),
             max_stretch: max(&stretch),
-            total_tardiness_s: tard.iter().sum(),
+            // Summing from +0.0: an empty f64 sum is -0.0, which would print as "-0".
+            total_tardiness_s: tard.iter().fold(0.0, |a, t| a + t),
             mean_tardiness_s: mean(&tard),
             with_deadline: tard.len() as u32,
             deadlines_met: jobs.iter().filter(|j| j.deadline_met() == Some(true)).count() as u32,

@@ -141,7 +141,7 @@ pub fn table(rows: &[RunRow], baseline: Option<usize>) -> String {
             with_ratio(s.max_response_s, base.map(|b| b.max_response_s), 1),
             with_ratio(s.mean_stretch, base.map(|b| b.mean_stretch), 2),
             with_ratio(s.max_stretch, base.map(|b| b.max_stretch), 1),
-            format!("{:.1}", s.total_tardiness_s),
+            if s.with_deadline > 0 { format!("{:.1}", s.total_tardiness_s) } else { "-".into() },
             if s.with_deadline > 0 { format!("{}/{}", s.deadlines_met, s.with_deadline) } else { "-".into() },
             format!("{:.1}%", 100.0 * s.utilization),
             format!("{:.0}", s.makespan_s),
@@ -269,9 +269,12 @@ pub fn response_cdf_svg(title: &str, runs: &[(&str, &[JobRecord])]) -> String {
     s
 }
 
+/// A bar panel: its title and the figure it shows.
+type Panel = (&'static str, fn(&Summary) -> f64);
+
 /// Four bar panels (mean and max response time, mean and max stretch), one bar per run.
 pub fn metric_bars_svg(title: &str, rows: &[RunRow]) -> String {
-    let panels: [(&str, fn(&Summary) -> f64); 4] = [
+    let panels: [Panel; 4] = [
         ("mean response (s)", |s| s.mean_response_s),
         ("max response (s)", |s| s.max_response_s),
         ("mean stretch", |s| s.mean_stretch),

@@ -10,10 +10,11 @@
 //! `task_started`. With the out-of-band option a task completion triggers an immediate heartbeat of its
 //! node, and the node's periodic schedule restarts from it (as a TaskTracker's does).
 //!
-//! **Dormant heartbeats (a speed-up that changes no outcome).** A heartbeat from a full node, or while no
-//! job has a runnable pending task, cannot launch anything and has no effect on the engine (no choice, no
-//! delay-scheduling skip), so such nodes stop scheduling heartbeats. They resume on the same periodic grid
-//! (the first grid instant at or after the wake-up) when a slot frees or a task becomes runnable. The
+//! **Dormant heartbeats (a speed-up that changes no outcome).** A heartbeat from a node whose free slots
+//! are all in pools with no runnable pending task cannot launch anything and has no effect on the engine
+//! (no choice, no delay-scheduling skip), so such nodes stop scheduling heartbeats, and pools with nothing
+//! runnable are offered to `node_update` as full. Nodes resume on the same periodic grid (the first grid
+//! instant at or after the wake-up, never twice at one instant) when a slot frees or work becomes runnable. The
 //! epoch timer likewise sleeps while no job is active and resumes on the grid of multiples of the epoch.
 //!
 //! **Locality model.** With `replicas > 0`, each map task of an arriving job gets that many distinct random
@@ -136,8 +137,8 @@ struct JobRun {
     /// Pending map indices by node and by rack (locality model; lazily cleaned).
     by_node: HashMap<u32, Vec<u32>>,
     by_rack: HashMap<u32, Vec<u32>>,
-    /// Runnable pending tasks last seen in the engine.
-    runnable: u64,
+    /// Runnable pending tasks last seen in the engine, per pool index.
+    runnable: [u64; 2],
     start_ms: Option<Time>,
     finish_ms: Option<Time>,
 }
@@ -155,7 +156,8 @@ pub struct Simulation<'w> {
     jobs: Vec<JobRun>,
     /// Workload index of each engine job id.
     by_engine_id: Vec<u32>,
-    runnable: u64,
+    /// Runnable pending tasks of all jobs, per pool index.
+    runnable: [u64; 2],
     active: u32,
     epoch_scheduled: bool,
     events: u64,
@@ -204,7 +206,7 @@ impl<'w> Simulation<'w> {
             nodes,
             jobs: vec![JobRun::default(); workload.jobs.len()],
             by_engine_id: Vec::with_capacity(workload.jobs.len()),
-            runnable: 0,
+            runnable: [0, 0],
             active: 0,
             epoch_scheduled: false,
             events: 0,
@@ -340,8 +342,14 @@ impl<'w> Simulation<'w> {
             n.anchor = now;
             n.last = Some(now);
         }
-        if self.runnable > 0 && self.has_free(ni) {
-            let free = self.nodes[ni].free;
+        if self.useful(ni) {
+            // Pools with nothing runnable are offered as full: nothing could launch there anyway.
+            let mut free = self.nodes[ni].free;
+            for (b, f) in free.iter_mut().enumerate() {
+                if self.runnable[b] == 0 {
+                    *f = 0;
+                }
+            }
             let choices = self.engine.node_update(NodeId(node), free, now)?;
             self.choices.clear();
             self.choices.extend_from_slice(choices);
@@ -352,7 +360,7 @@ impl<'w> Simulation<'w> {
             }
             self.check_progress(launched)?;
         }
-        if self.runnable > 0 && self.has_free(ni) {
+        if self.useful(ni) && !self.nodes[ni].scheduled {
             let next = now + self.config.heartbeat_ms;
             self.schedule_heartbeat(ni, next);
         }
@@ -378,7 +386,8 @@ impl<'w> Simulation<'w> {
                 format!(
                     "a policy that launches runnable tasks on an idle cluster (simulation stalled at {} ms \
                      with {} runnable tasks)",
-                    self.now, self.runnable
+                    self.now,
+                    self.runnable[0] + self.runnable[1]
                 ),
             ));
         }
@@ -399,7 +408,7 @@ impl<'w> Simulation<'w> {
             self.active -= 1;
         }
         self.refresh_runnable(wi);
-        if self.runnable > 0 {
+        if self.useful(ni) {
             if self.config.out_of_band_heartbeat {
                 let n = &mut self.nodes[ni];
                 n.generation = n.generation.wrapping_add(1);
@@ -531,10 +540,11 @@ impl<'w> Simulation<'w> {
         }
     }
 
+    /// Whether a heartbeat of the node could launch something: a free slot in a pool with runnable work.
     #[inline]
-    fn has_free(&self, ni: usize) -> bool {
+    fn useful(&self, ni: usize) -> bool {
         let f = self.nodes[ni].free;
-        f[0] > 0 || f[1] > 0
+        (f[0] > 0 && self.runnable[0] > 0) || (f[1] > 0 && self.runnable[1] > 0)
     }
 
     fn schedule_heartbeat(&mut self, ni: usize, at: Time) {
@@ -546,7 +556,7 @@ impl<'w> Simulation<'w> {
 
     /// Schedules a dormant node's next heartbeat on its periodic grid.
     fn wake(&mut self, ni: usize) {
-        if self.nodes[ni].scheduled || !self.has_free(ni) {
+        if self.nodes[ni].scheduled || !self.useful(ni) {
             return;
         }
         let hb = self.config.heartbeat_ms;
@@ -558,17 +568,25 @@ impl<'w> Simulation<'w> {
         self.schedule_heartbeat(ni, at);
     }
 
-    /// Re-reads the job's runnable pending tasks from the engine; wakes every node when the cluster
-    /// goes from nothing runnable to something runnable.
+    /// Re-reads the job's runnable pending tasks from the engine; wakes the nodes with free slots in a
+    /// pool that goes from nothing runnable to something runnable.
     fn refresh_runnable(&mut self, wi: usize) {
-        let now_runnable = match self.jobs[wi].engine_id.and_then(|id| self.engine.job(id)) {
-            Some(j) => Phase::ALL.iter().filter(|&&ph| j.runnable(ph)).map(|&ph| j.phase(ph).pending as u64).sum(),
-            None => 0,
-        };
-        let before = self.runnable;
-        self.runnable = self.runnable - self.jobs[wi].runnable + now_runnable;
+        let mut now_runnable = [0u64; 2];
+        if let Some(j) = self.jobs[wi].engine_id.and_then(|id| self.engine.job(id)) {
+            for ph in Phase::ALL {
+                if j.runnable(ph) {
+                    now_runnable[self.pool_of(ph)] += j.phase(ph).pending as u64;
+                }
+            }
+        }
+        let mut woke = false;
+        for (b, &now) in now_runnable.iter().enumerate() {
+            let before = self.runnable[b];
+            self.runnable[b] = before - self.jobs[wi].runnable[b] + now;
+            woke |= before == 0 && self.runnable[b] > 0;
+        }
         self.jobs[wi].runnable = now_runnable;
-        if before == 0 && self.runnable > 0 {
+        if woke {
             for ni in 0..self.nodes.len() {
                 self.wake(ni);
             }
