@@ -16,6 +16,9 @@
 //! - [`rtmr`]: the RTMR deadline scheduler with admission control, and the Deadline Constraint baseline.
 //! - [`flex`]: FLEX: the objective family, generalized Smith's rule, the backwards DP and ready-list
 //!   malleable packing (reused by CIRCUMFLEX and FlowFlex), and the `flex` policy.
+//! - [`sim`]: the deterministic discrete-event simulator driving the [`Engine`], workload generators,
+//!   metrics and reports.
+//! - [`trace`]: SWIM TSV and Rumen JSON readers producing simulator workloads.
 #![deny(missing_docs)]
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 
@@ -29,6 +32,8 @@ pub mod model;
 pub mod policies;
 pub mod policy;
 pub mod rtmr;
+pub mod sim;
+pub mod trace;
 
 pub use config::EngineConfig;
 pub use engine::{Choice, Engine};
