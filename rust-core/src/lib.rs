@@ -16,6 +16,7 @@
 //! - [`rtmr`]: the RTMR deadline scheduler with admission control, and the Deadline Constraint baseline.
 //! - [`flex`]: FLEX: the objective family, generalized Smith's rule, the backwards DP and ready-list
 //!   malleable packing (reused by CIRCUMFLEX and FlowFlex), and the `flex` policy.
+//! - [`plot`]: dependency-free, deterministic SVG line and bar charts for reports.
 //! - [`sim`]: the deterministic discrete-event simulator driving the [`Engine`], workload generators,
 //!   metrics and reports.
 //! - [`trace`]: SWIM TSV and Rumen JSON readers producing simulator workloads.
@@ -29,6 +30,7 @@ pub mod engine;
 pub mod error;
 pub mod flex;
 pub mod model;
+pub mod plot;
 pub mod policies;
 pub mod policy;
 pub mod rtmr;
