@@ -76,6 +76,18 @@ enum Study {
         #[arg(long, default_value = "results/asrpt")]
         out: PathBuf,
     },
+    /// RTMR (real-time scheduling paper): Workloads I and II, Tables V and VI.
+    Rtmr {
+        /// Seeds 1..=N.
+        #[arg(long, default_value_t = 10)]
+        seeds: u64,
+        /// Initial worst-case estimates as a multiple of the longest actual task.
+        #[arg(long, default_value_t = 4.0)]
+        estimate_factor: f64,
+        /// Output folder.
+        #[arg(long, default_value = "results/rtmr")]
+        out: PathBuf,
+    },
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -405,6 +417,17 @@ fn main_result() -> Result<()> {
             print!("{}", result.to_markdown());
             let command = format!("circumflex reproduce asrpt --seeds {seeds} --slots {slots} --out {}", out.display());
             result.write_report(&out, &command)?;
+            eprintln!("wrote {} in {:.1} s", out.display(), started.elapsed().as_secs_f64());
+        }
+        Command::Reproduce { study: Study::Rtmr { seeds, estimate_factor, out } } => {
+            use circumflex::rtmr::study;
+            let times = study::TaskTimes { estimate_factor, ..study::TaskTimes::default() };
+            let started = Instant::now();
+            let command = format!(
+                "circumflex reproduce rtmr --seeds {seeds} --estimate-factor {estimate_factor} --out {}",
+                out.display()
+            );
+            print!("{}", study::write_report(&out, seeds, times, &command)?);
             eprintln!("wrote {} in {:.1} s", out.display(), started.elapsed().as_secs_f64());
         }
     }
