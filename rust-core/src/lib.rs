@@ -11,12 +11,14 @@
 //! - [`engine`]: per-instance state, events, epochs and the heartbeat assignment layer.
 //! - [`config`]: `circumflex.*` keys, parsed and validated.
 //! - [`error`]: typed errors whose messages name the bad key or field.
+//! - [`ffi`]: the JNI exports and the C ABI over the engine (handles, error mapping, panics).
 #![deny(missing_docs)]
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 
 pub mod config;
 pub mod engine;
 pub mod error;
+pub mod ffi;
 pub mod model;
 pub mod policies;
 pub mod policy;
