@@ -177,6 +177,58 @@ pub unsafe extern "C" fn circumflex_add_node(
     })
 }
 
+/// Marks a node lost; report its running tasks with `success` = false.
+///
+/// # Safety
+/// `err_buf` as for [`circumflex_engine_new`].
+#[no_mangle]
+pub unsafe extern "C" fn circumflex_remove_node(
+    engine: *mut CircumflexEngine,
+    node: i32,
+    now: i64,
+    err_buf: *mut c_char,
+    err_len: usize,
+) -> CircumflexStatus {
+    guard(err_buf, err_len, || {
+        on_engine(engine, |h| ops::remove_node(h, node, now))
+    })
+}
+
+/// Changes a node's slots.
+///
+/// # Safety
+/// `err_buf` as for [`circumflex_engine_new`].
+#[no_mangle]
+pub unsafe extern "C" fn circumflex_set_node_capacity(
+    engine: *mut CircumflexEngine,
+    node: i32,
+    map_slots: i32,
+    reduce_slots: i32,
+    err_buf: *mut c_char,
+    err_len: usize,
+) -> CircumflexStatus {
+    guard(err_buf, err_len, || {
+        on_engine(engine, |h| ops::set_node_capacity(h, node, map_slots, reduce_slots))
+    })
+}
+
+/// Tells the engine whether a job's reduces may run now.
+///
+/// # Safety
+/// `err_buf` as for [`circumflex_engine_new`].
+#[no_mangle]
+pub unsafe extern "C" fn circumflex_set_reduces_ready(
+    engine: *mut CircumflexEngine,
+    job: i32,
+    ready: bool,
+    err_buf: *mut c_char,
+    err_len: usize,
+) -> CircumflexStatus {
+    guard(err_buf, err_len, || {
+        on_engine(engine, |h| ops::set_reduces_ready(h, job, ready))
+    })
+}
+
 /// Submits a job from a JSON object of its configuration keys at `now`; writes its id to
 /// `out_job`. A refusal is `CIRCUMFLEX_REJECTED` with the reason in `err_buf`.
 ///

@@ -282,7 +282,9 @@ public class CircumflexScheduler extends AbstractYarnScheduler<FifoAppAttempt, F
     }
     synchronized (this) {
       applications = new ConcurrentSkipListMap<>();
-      slotMb = minMb;
+      minimumAllocation = super.getMinimumAllocation();
+      initMaximumResourceCapability(super.getMaximumAllocation());
+      slotMb = Math.max(1, minimumAllocation.getMemorySize());
       usePortForNodeName = configuration.getBoolean(YarnConfiguration.RM_SCHEDULER_INCLUDE_PORT_IN_NODE_NAME,
           YarnConfiguration.DEFAULT_RM_SCHEDULER_USE_PORT_FOR_NODE_NAME);
       metrics = QueueMetrics.forQueue(QUEUE_NAME, null, false, configuration);
@@ -737,7 +739,7 @@ public class CircumflexScheduler extends AbstractYarnScheduler<FifoAppAttempt, F
 
   private boolean fits(FiCaSchedulerNode node) {
     return Resources.greaterThanOrEqual(calculator, getClusterResource(), node.getUnallocatedResource(),
-        getMinimumAllocation());
+        minimumAllocation);
   }
 
   /** AM containers first, in application order, outside the policy. */
