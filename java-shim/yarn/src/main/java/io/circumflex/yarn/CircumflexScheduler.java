@@ -749,6 +749,8 @@ public class CircumflexScheduler extends AbstractYarnScheduler<FifoAppAttempt, F
       if (attempt == null || !attempt.isWaitingForAMContainer()) {
         continue;
       }
+      LOG.debug("{} waits for its AM container; {} MB free on {}", attempt.getApplicationAttemptId(),
+          node.getUnallocatedResource().getMemorySize(), node.getNodeName());
       synchronized (attempt) {
         if (SchedulerAppUtils.isPlaceBlacklisted(attempt, node, LOG)) {
           continue;
@@ -887,6 +889,8 @@ public class CircumflexScheduler extends AbstractYarnScheduler<FifoAppAttempt, F
       node.allocateContainer(rmContainer);
       Resources.addTo(usedResource, rmContainer.getAllocatedResource());
       done++;
+      LOG.debug("allocated {} on {} ({}, priority {}, engine job {})", id, node.getNodeName(), type,
+          key.getPriority().getPriority(), job);
       if (job >= 0) {
         final int phase = phaseOf(key);
         tasks.put(id, new TaskRecord(job, phase, engineNode, now));
