@@ -171,31 +171,31 @@ fn first_of<'a>(conf: &'a BTreeMap<String, String>, keys: &[&'a str]) -> Option<
     keys.iter().find_map(|k| conf.get(*k).map(|v| (*k, v.as_str())))
 }
 
+/// [`parse_int`] for a job key: the same checks, reported as [`Error::InvalidJob`].
 fn job_int<T>(key: &str, value: &str, lo: T, hi: T) -> Result<T>
 where
     T: std::str::FromStr + PartialOrd + std::fmt::Display + Copy,
 {
-    let allowed = || format!("an integer in [{lo}, {hi}]");
-    let v: T = value.trim().parse().map_err(|_| Error::job(key, value, allowed()))?;
-    if v < lo || v > hi {
-        return Err(Error::job(key, value, allowed()));
-    }
-    Ok(v)
+    parse_int(key, value, lo, hi).map_err(config_to_job_error)
 }
 
+/// [`parse_f64`] for a job key, with the job-facing description of what is allowed.
 fn job_f64(key: &str, value: &str, lo: f64, hi: f64, allowed: &str) -> Result<f64> {
-    let v: f64 = value.trim().parse().map_err(|_| Error::job(key, value, allowed))?;
-    if !v.is_finite() || v < lo || v > hi {
-        return Err(Error::job(key, value, allowed));
+    parse_f64(key, value, lo, hi).map_err(|_| Error::job(key, value, allowed))
+}
+
+/// Re-labels a configuration error as a job error (same key, value and allowed values).
+fn config_to_job_error(err: Error) -> Error {
+    match err {
+        Error::InvalidConfig { key, value, allowed } => Error::InvalidJob { field: key, value, allowed },
+        other => other,
     }
-    Ok(v)
 }
 
 /// Offsets `relative` ms from `now`, refusing overflow.
 fn relative_time(key: &str, value: &str, now: Time) -> Result<Time> {
     let rel: Time = job_int(key, value, 0, crate::model::MAX_TASK_MS * 10)?;
-    now.checked_add(rel)
-        .ok_or_else(|| Error::job(key, value, "a relative time that does not overflow"))
+    now.checked_add(rel).ok_or_else(|| Error::job(key, value, "a relative time that does not overflow"))
 }
 
 /// Parses `mapreduce.job.priority`: Hadoop's names or an integer.
@@ -206,13 +206,9 @@ fn job_priority(key: &str, value: &str) -> Result<i32> {
         "NORMAL" | "DEFAULT" => Ok(0),
         "LOW" => Ok(-1),
         "VERY_LOW" => Ok(-2),
-        other => other.parse::<i32>().map_err(|_| {
-            Error::job(
-                key,
-                value,
-                "VERY_HIGH, HIGH, NORMAL, LOW, VERY_LOW, DEFAULT or an integer",
-            )
-        }),
+        other => other
+            .parse::<i32>()
+            .map_err(|_| Error::job(key, value, "VERY_HIGH, HIGH, NORMAL, LOW, VERY_LOW, DEFAULT or an integer")),
     }
 }
 
@@ -221,14 +217,9 @@ fn job_sla(value: &str, now: Time) -> Result<Vec<crate::model::SlaStep>> {
     let allowed = "comma-separated steps relative_ms:penalty, e.g. 60000:1,120000:5";
     let mut steps = Vec::new();
     for part in value.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-        let (ms, penalty) = part
-            .split_once(':')
-            .ok_or_else(|| Error::job(JOB_SLA, value, allowed))?;
+        let (ms, penalty) = part.split_once(':').ok_or_else(|| Error::job(JOB_SLA, value, allowed))?;
         let deadline_ms = relative_time(JOB_SLA, ms, now).map_err(|_| Error::job(JOB_SLA, value, allowed))?;
-        let penalty: f64 = penalty
-            .trim()
-            .parse()
-            .map_err(|_| Error::job(JOB_SLA, value, allowed))?;
+        let penalty: f64 = penalty.trim().parse().map_err(|_| Error::job(JOB_SLA, value, allowed))?;
         if !(penalty.is_finite() && penalty >= 0.0) {
             return Err(Error::job(JOB_SLA, value, "penalties that are finite numbers >= 0"));
         }
@@ -237,15 +228,8 @@ fn job_sla(value: &str, now: Time) -> Result<Vec<crate::model::SlaStep>> {
     if steps.is_empty() {
         return Err(Error::job(JOB_SLA, value, allowed));
     }
-    if steps
-        .windows(2)
-        .any(|w| w[1].deadline_ms <= w[0].deadline_ms || w[1].penalty < w[0].penalty)
-    {
-        return Err(Error::job(
-            JOB_SLA,
-            value,
-            "steps with increasing times and non-decreasing penalties",
-        ));
+    if steps.windows(2).any(|w| w[1].deadline_ms <= w[0].deadline_ms || w[1].penalty < w[0].penalty) {
+        return Err(Error::job(JOB_SLA, value, "steps with increasing times and non-decreasing penalties"));
     }
     Ok(steps)
 }
@@ -311,11 +295,7 @@ pub fn job_spec_from_conf(conf: &BTreeMap<String, String>, now: Time) -> Result<
         if let Some(max) = spec.max_slots {
             if spec.min_slots > max {
                 let min = spec.min_slots.to_string();
-                return Err(Error::job(
-                    JOB_MIN_SLOTS,
-                    min,
-                    format!("at most {JOB_MAX_SLOTS} ({max})"),
-                ));
+                return Err(Error::job(JOB_MIN_SLOTS, min, format!("at most {JOB_MAX_SLOTS} ({max})")));
             }
         }
     }
@@ -366,19 +346,11 @@ fn job_flow(conf: &BTreeMap<String, String>) -> Result<Option<crate::model::Flow
         if from.is_empty() {
             return Err(Error::job(key, value, "a key mapreduce.workflow.adjacency.<node name>"));
         }
-        let successors: Vec<String> = value
-            .split(',')
-            .map(str::trim)
-            .filter(|s| !s.is_empty())
-            .map(str::to_string)
-            .collect();
+        let successors: Vec<String> =
+            value.split(',').map(str::trim).filter(|s| !s.is_empty()).map(str::to_string).collect();
         adjacency.push((from.to_string(), successors));
     }
-    Ok(Some(crate::model::FlowMembership {
-        flow_id,
-        node_name,
-        adjacency,
-    }))
+    Ok(Some(crate::model::FlowMembership { flow_id, node_name, adjacency }))
 }
 
 #[cfg(test)]
@@ -437,10 +409,7 @@ mod tests {
         ]);
         let s = job_spec_from_conf(&c, 1_000).unwrap();
         assert_eq!((s.maps.tasks, s.reduces.tasks), (12, 3));
-        assert_eq!(
-            (s.name.as_str(), s.user.as_str(), s.priority),
-            ("wordcount", "alice", 1)
-        );
+        assert_eq!((s.name.as_str(), s.user.as_str(), s.priority), ("wordcount", "alice", 1));
         assert_eq!(s.weight, 2.5);
         assert_eq!(s.deadline_ms, Some(61_000), "deadline is relative to submission");
         assert_eq!(
@@ -454,13 +423,7 @@ mod tests {
         assert_eq!(s.reduce_slowstart, 0.5);
         let flow = s.flow.unwrap();
         assert_eq!((flow.flow_id.as_str(), flow.node_name.as_str()), ("flow-1", "b"));
-        assert_eq!(
-            flow.adjacency,
-            vec![
-                ("a".into(), vec!["b".into(), "c".into()]),
-                ("b".into(), vec!["c".into()])
-            ]
-        );
+        assert_eq!(flow.adjacency, vec![("a".into(), vec!["b".into(), "c".into()]), ("b".into(), vec!["c".into()])]);
     }
 
     #[test]
@@ -470,10 +433,7 @@ mod tests {
         let s = job_spec_from_conf(&conf(&[("mapreduce.job.maps", "4"), ("mapred.map.tasks", "9")]), 0).unwrap();
         assert_eq!(s.maps.tasks, 4, "the new name wins");
         let s = job_spec_from_conf(&BTreeMap::new(), 0).unwrap();
-        assert_eq!(
-            (s.maps.tasks, s.reduces.tasks, s.weight, s.reduce_slowstart),
-            (1, 1, 1.0, 1.0)
-        );
+        assert_eq!((s.maps.tasks, s.reduces.tasks, s.weight, s.reduce_slowstart), (1, 1, 1.0, 1.0));
         assert!(s.flow.is_none());
     }
 
@@ -499,24 +459,13 @@ mod tests {
             let err = job_spec_from_conf(&conf(&[(key, value)]), 0).unwrap_err();
             assert!(matches!(err, Error::InvalidJob { .. }), "{key}: {err:?}");
             let msg = err.to_string();
-            assert!(
-                msg.contains(key) && msg.contains(value.trim()) && msg.contains(allowed),
-                "{key}={value}: {msg}"
-            );
+            assert!(msg.contains(key) && msg.contains(value.trim()) && msg.contains(allowed), "{key}={value}: {msg}");
         }
-        let err = job_spec_from_conf(
-            &conf(&[("circumflex.job.min.slots", "5"), ("circumflex.job.max.slots", "3")]),
-            0,
-        )
-        .unwrap_err()
-        .to_string();
-        assert!(
-            err.contains("circumflex.job.min.slots") && err.contains("circumflex.job.max.slots"),
-            "{err}"
-        );
-        let err = job_spec_from_conf(&conf(&[("mapreduce.workflow.id", "f")]), 0)
+        let err = job_spec_from_conf(&conf(&[("circumflex.job.min.slots", "5"), ("circumflex.job.max.slots", "3")]), 0)
             .unwrap_err()
             .to_string();
+        assert!(err.contains("circumflex.job.min.slots") && err.contains("circumflex.job.max.slots"), "{err}");
+        let err = job_spec_from_conf(&conf(&[("mapreduce.workflow.id", "f")]), 0).unwrap_err().to_string();
         assert!(err.contains("mapreduce.workflow.node.name"), "{err}");
         let err = job_spec_from_conf(&conf(&[("mapreduce.job.maps", "0"), ("mapreduce.job.reduces", "0")]), 0);
         assert!(err.unwrap_err().to_string().contains("at least one task"));

@@ -6,11 +6,7 @@ use std::process::Command;
 use std::time::SystemTime;
 
 fn lib_name() -> String {
-    format!(
-        "{}circumflex{}",
-        std::env::consts::DLL_PREFIX,
-        std::env::consts::DLL_SUFFIX
-    )
+    format!("{}circumflex{}", std::env::consts::DLL_PREFIX, std::env::consts::DLL_SUFFIX)
 }
 
 /// Newest modification time of any file under `dir`.
@@ -21,10 +17,7 @@ fn newest_mtime(dir: &Path) -> SystemTime {
         let t = if path.is_dir() {
             newest_mtime(&path)
         } else {
-            entry
-                .metadata()
-                .and_then(|m| m.modified())
-                .unwrap_or(SystemTime::UNIX_EPOCH)
+            entry.metadata().and_then(|m| m.modified()).unwrap_or(SystemTime::UNIX_EPOCH)
         };
         newest = newest.max(t);
     }
@@ -38,15 +31,10 @@ fn newest_mtime(dir: &Path) -> SystemTime {
 fn fresh_cdylib_dir(crate_dir: &Path) -> PathBuf {
     let exe = std::env::current_exe().expect("test binary path");
     // target/<profile>/deps/c_abi-<hash> -> target/<profile>
-    let profile_dir = exe
-        .parent()
-        .and_then(|deps| deps.parent())
-        .expect("target/<profile> directory");
+    let profile_dir = exe.parent().and_then(|deps| deps.parent()).expect("target/<profile> directory");
     let sources = newest_mtime(&crate_dir.join("src"));
     let fresh = |dir: &Path| {
-        std::fs::metadata(dir.join(lib_name()))
-            .and_then(|m| m.modified())
-            .is_ok_and(|built| built >= sources)
+        std::fs::metadata(dir.join(lib_name())).and_then(|m| m.modified()).is_ok_and(|built| built >= sources)
     };
     if fresh(profile_dir) {
         return profile_dir.to_path_buf();
@@ -87,11 +75,7 @@ fn c_program_runs_against_header_and_cdylib() {
         .arg("-lcircumflex")
         .output()
         .expect("run gcc");
-    assert!(
-        compile.status.success(),
-        "gcc failed:\n{}",
-        String::from_utf8_lossy(&compile.stderr)
-    );
+    assert!(compile.status.success(), "gcc failed:\n{}", String::from_utf8_lossy(&compile.stderr));
     // cargo test puts target/<profile> on LD_LIBRARY_PATH, which would win over the rpath.
     let run = Command::new(&exe).env("LD_LIBRARY_PATH", &lib_dir).output().expect("run the C smoke test");
     let stdout = String::from_utf8_lossy(&run.stdout);

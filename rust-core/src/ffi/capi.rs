@@ -93,9 +93,7 @@ fn c_str<'a>(name: &str, p: *const c_char) -> Result<&'a str, FfiError> {
         return Err(FfiError::Argument(format!("{name} is NULL")));
     }
     // SAFETY: non-null, and the caller promises a NUL-terminated string alive for the call.
-    unsafe { CStr::from_ptr(p) }
-        .to_str()
-        .map_err(|e| FfiError::Argument(format!("{name} is not UTF-8: {e}")))
+    unsafe { CStr::from_ptr(p) }.to_str().map_err(|e| FfiError::Argument(format!("{name} is not UTF-8: {e}")))
 }
 
 fn on_engine<T>(
@@ -170,10 +168,7 @@ pub unsafe extern "C" fn circumflex_add_node(
 ) -> CircumflexStatus {
     guard(err_buf, err_len, || {
         let (name, rack) = (c_str("name", name)?, c_str("rack", rack)?);
-        put(
-            out_node,
-            on_engine(engine, |h| ops::add_node(h, name, rack, map_slots, reduce_slots))?,
-        )
+        put(out_node, on_engine(engine, |h| ops::add_node(h, name, rack, map_slots, reduce_slots))?)
     })
 }
 
@@ -189,9 +184,7 @@ pub unsafe extern "C" fn circumflex_remove_node(
     err_buf: *mut c_char,
     err_len: usize,
 ) -> CircumflexStatus {
-    guard(err_buf, err_len, || {
-        on_engine(engine, |h| ops::remove_node(h, node, now))
-    })
+    guard(err_buf, err_len, || on_engine(engine, |h| ops::remove_node(h, node, now)))
 }
 
 /// Changes a node's slots.
@@ -207,9 +200,7 @@ pub unsafe extern "C" fn circumflex_set_node_capacity(
     err_buf: *mut c_char,
     err_len: usize,
 ) -> CircumflexStatus {
-    guard(err_buf, err_len, || {
-        on_engine(engine, |h| ops::set_node_capacity(h, node, map_slots, reduce_slots))
-    })
+    guard(err_buf, err_len, || on_engine(engine, |h| ops::set_node_capacity(h, node, map_slots, reduce_slots)))
 }
 
 /// Tells the engine whether a job's reduces may run now.
@@ -224,9 +215,7 @@ pub unsafe extern "C" fn circumflex_set_reduces_ready(
     err_buf: *mut c_char,
     err_len: usize,
 ) -> CircumflexStatus {
-    guard(err_buf, err_len, || {
-        on_engine(engine, |h| ops::set_reduces_ready(h, job, ready))
-    })
+    guard(err_buf, err_len, || on_engine(engine, |h| ops::set_reduces_ready(h, job, ready)))
 }
 
 /// Submits a job from a JSON object of its configuration keys at `now`; writes its id to
@@ -262,9 +251,7 @@ pub unsafe extern "C" fn circumflex_set_pending(
     err_buf: *mut c_char,
     err_len: usize,
 ) -> CircumflexStatus {
-    guard(err_buf, err_len, || {
-        on_engine(engine, |h| ops::set_pending(h, job, phase, pending))
-    })
+    guard(err_buf, err_len, || on_engine(engine, |h| ops::set_pending(h, job, phase, pending)))
 }
 
 /// Reports a task launch.
@@ -282,9 +269,7 @@ pub unsafe extern "C" fn circumflex_task_started(
     err_buf: *mut c_char,
     err_len: usize,
 ) -> CircumflexStatus {
-    guard(err_buf, err_len, || {
-        on_engine(engine, |h| ops::task_started(h, job, phase, node, locality, now))
-    })
+    guard(err_buf, err_len, || on_engine(engine, |h| ops::task_started(h, job, phase, node, locality, now)))
 }
 
 /// Reports a task end (`success` = 0 puts the task back to pending).
@@ -304,9 +289,7 @@ pub unsafe extern "C" fn circumflex_task_finished(
     err_len: usize,
 ) -> CircumflexStatus {
     guard(err_buf, err_len, || {
-        on_engine(engine, |h| {
-            ops::task_finished(h, job, phase, node, duration_ms, success, now)
-        })
+        on_engine(engine, |h| ops::task_finished(h, job, phase, node, duration_ms, success, now))
     })
 }
 
@@ -337,9 +320,7 @@ pub unsafe extern "C" fn circumflex_tick(
     err_buf: *mut c_char,
     err_len: usize,
 ) -> CircumflexStatus {
-    guard(err_buf, err_len, || {
-        put(out_planned, on_engine(engine, |h| ops::tick(h, now))?)
-    })
+    guard(err_buf, err_len, || put(out_planned, on_engine(engine, |h| ops::tick(h, now))?))
 }
 
 /// Answers a heartbeat: writes up to `out_len / 4` choices into `out` (job, phase, count,
@@ -368,10 +349,7 @@ pub unsafe extern "C" fn circumflex_node_update(
         }
         // SAFETY: non-null, and the caller promises out_len writable ints.
         let slice = unsafe { std::slice::from_raw_parts_mut(out, out_len) };
-        put(
-            out_written,
-            on_engine(engine, |h| ops::node_update(h, node, free_map, free_reduce, now, slice))?,
-        )
+        put(out_written, on_engine(engine, |h| ops::node_update(h, node, free_map, free_reduce, now, slice))?)
     })
 }
 
@@ -391,9 +369,7 @@ pub unsafe extern "C" fn circumflex_plan_json(
     err_buf: *mut c_char,
     err_len: usize,
 ) -> CircumflexStatus {
-    guard(err_buf, err_len, || {
-        json_out(out_json, on_engine(engine, ops::plan_json)?)
-    })
+    guard(err_buf, err_len, || json_out(out_json, on_engine(engine, ops::plan_json)?))
 }
 
 /// Writes the engine status as JSON to `*out_json` (free with [`circumflex_string_free`]).
@@ -408,9 +384,7 @@ pub unsafe extern "C" fn circumflex_status_json(
     err_buf: *mut c_char,
     err_len: usize,
 ) -> CircumflexStatus {
-    guard(err_buf, err_len, || {
-        json_out(out_json, on_engine(engine, |h| ops::status_json(h, now))?)
-    })
+    guard(err_buf, err_len, || json_out(out_json, on_engine(engine, |h| ops::status_json(h, now))?))
 }
 
 /// Frees a string returned by this library. NULL is a no-op.

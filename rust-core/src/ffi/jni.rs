@@ -95,21 +95,10 @@ pub extern "system" fn Java_io_circumflex_nativeapi_NativeEngine_nativeInit<'loc
 ) -> JString<'local> {
     env.with_env(|env| -> Result<JString<'local>, FfiError> {
         install_panic_hook();
-        let level = if log_level.is_null() {
-            String::new()
-        } else {
-            log_level.try_to_string(env)?
-        };
-        let filter = if level.trim().is_empty() {
-            "warn".to_string()
-        } else {
-            level
-        };
+        let level = if log_level.is_null() { String::new() } else { log_level.try_to_string(env)? };
+        let filter = if level.trim().is_empty() { "warn".to_string() } else { level };
         // A second init (or a host that installed its own logger) keeps the first logger.
-        let _already = env_logger::Builder::new()
-            .parse_filters(&filter)
-            .target(env_logger::Target::Stderr)
-            .try_init();
+        let _already = env_logger::Builder::new().parse_filters(&filter).target(env_logger::Target::Stderr).try_init();
         Ok(env.new_string(super::VERSION)?)
     })
     .resolve::<ThrowCircumflex>()
@@ -142,8 +131,7 @@ pub extern "system" fn Java_io_circumflex_nativeapi_NativeEngine_nativeClose<'lo
     _class: JClass<'local>,
     handle: jlong,
 ) {
-    env.with_env(|_env| -> Result<(), FfiError> { close_handle(handle) })
-        .resolve::<ThrowCircumflex>()
+    env.with_env(|_env| -> Result<(), FfiError> { close_handle(handle) }).resolve::<ThrowCircumflex>()
 }
 
 /// `static native int nativeAddNode(long handle, String name, String rack, int mapSlots,
@@ -280,9 +268,7 @@ pub extern "system" fn Java_io_circumflex_nativeapi_NativeEngine_nativeTaskFinis
     now: jlong,
 ) {
     env.with_env(|_env| -> Result<(), FfiError> {
-        with_handle(handle, |h| {
-            ops::task_finished(h, job, phase, node, duration_ms, success, now)
-        })
+        with_handle(handle, |h| ops::task_finished(h, job, phase, node, duration_ms, success, now))
     })
     .resolve::<ThrowCircumflex>()
 }
@@ -336,9 +322,7 @@ pub extern "system" fn Java_io_circumflex_nativeapi_NativeEngine_nativeNodeUpdat
         }
         let capacity = out.len(env)?;
         if capacity < CHOICE_STRIDE {
-            return Err(FfiError::Argument(format!(
-                "out has length {capacity}: expected at least {CHOICE_STRIDE}"
-            )));
+            return Err(FfiError::Argument(format!("out has length {capacity}: expected at least {CHOICE_STRIDE}")));
         }
         with_handle(handle, |h| {
             let mut buffer = h.scratch.lock().unwrap_or_else(PoisonError::into_inner);

@@ -55,11 +55,7 @@ pub struct EngineHandle {
 
 impl EngineHandle {
     fn new(engine: Engine) -> EngineHandle {
-        EngineHandle {
-            engine: Mutex::new(engine),
-            poisoned_by: Mutex::new(None),
-            scratch: Mutex::new(Vec::new()),
-        }
+        EngineHandle { engine: Mutex::new(engine), poisoned_by: Mutex::new(None), scratch: Mutex::new(Vec::new()) }
     }
 
     /// Runs `f` on the engine under its mutex. If `f` panics, the panic is caught here, remembered
@@ -94,10 +90,7 @@ pub fn create_handle(config: &BTreeMap<String, String>) -> Result<usize, FfiErro
     let cfg = EngineConfig::from_pairs(config.iter().map(|(k, v)| (k.as_str(), v.as_str())))?;
     let engine = Engine::new(cfg)?;
     let raw = Box::into_raw(Box::new(EngineHandle::new(engine))) as usize;
-    LIVE.write()
-        .unwrap_or_else(PoisonError::into_inner)
-        .get_or_insert_with(HashSet::new)
-        .insert(raw);
+    LIVE.write().unwrap_or_else(PoisonError::into_inner).get_or_insert_with(HashSet::new).insert(raw);
     Ok(raw)
 }
 
@@ -105,15 +98,9 @@ pub fn create_handle(config: &BTreeMap<String, String>) -> Result<usize, FfiErro
 /// [`Error::UnknownId`] of kind `"handle"`; the address is never dereferenced unless it is live.
 pub fn with_handle<T>(raw: i64, f: impl FnOnce(&EngineHandle) -> Result<T, FfiError>) -> Result<T, FfiError> {
     let live = LIVE.read().unwrap_or_else(PoisonError::into_inner);
-    let known = usize::try_from(raw)
-        .ok()
-        .filter(|addr| live.as_ref().is_some_and(|set| set.contains(addr)));
+    let known = usize::try_from(raw).ok().filter(|addr| live.as_ref().is_some_and(|set| set.contains(addr)));
     let Some(addr) = known else {
-        return Err(Error::UnknownId {
-            kind: "handle",
-            id: raw,
-        }
-        .into());
+        return Err(Error::UnknownId { kind: "handle", id: raw }.into());
     };
     // SAFETY: `addr` came from `Box::into_raw` in `create_handle` and is still in LIVE; it is only
     // freed by `close_handle`, which needs the write lock we hold for reading until `f` returns.
@@ -124,15 +111,9 @@ pub fn with_handle<T>(raw: i64, f: impl FnOnce(&EngineHandle) -> Result<T, FfiEr
 /// Frees the engine at `raw` exactly once. Closing an unknown or already-closed handle is an error.
 pub fn close_handle(raw: i64) -> Result<(), FfiError> {
     let mut live = LIVE.write().unwrap_or_else(PoisonError::into_inner);
-    let removed = usize::try_from(raw)
-        .ok()
-        .filter(|addr| live.as_mut().is_some_and(|set| set.remove(addr)));
+    let removed = usize::try_from(raw).ok().filter(|addr| live.as_mut().is_some_and(|set| set.remove(addr)));
     let Some(addr) = removed else {
-        return Err(Error::UnknownId {
-            kind: "handle",
-            id: raw,
-        }
-        .into());
+        return Err(Error::UnknownId { kind: "handle", id: raw }.into());
     };
     // SAFETY: `addr` was live (created by `Box::into_raw`) and has just been removed from LIVE
     // under the write lock, so no call holds a reference and no other close can free it again.
@@ -142,10 +123,7 @@ pub fn close_handle(raw: i64) -> Result<(), FfiError> {
 
 /// Number of live handles (for leak checks in tests).
 pub fn live_handles() -> usize {
-    LIVE.read()
-        .unwrap_or_else(PoisonError::into_inner)
-        .as_ref()
-        .map_or(0, HashSet::len)
+    LIVE.read().unwrap_or_else(PoisonError::into_inner).as_ref().map_or(0, HashSet::len)
 }
 
 /// Everything that can fail at the boundary.
@@ -238,13 +216,7 @@ pub const JSON_JOB: &str = "job configuration";
 
 /// Decodes a JSON object of string keys to string values (configuration maps).
 pub fn parse_string_map(json: &str, what: &'static str) -> Result<BTreeMap<String, String>, FfiError> {
-    serde_json::from_str(json).map_err(|e| {
-        Error::Json {
-            what,
-            message: e.to_string(),
-        }
-        .into()
-    })
+    serde_json::from_str(json).map_err(|e| Error::Json { what, message: e.to_string() }.into())
 }
 
 // ----- panics --------------------------------------------------------------------------------
@@ -269,10 +241,7 @@ pub fn install_panic_hook() {
                 .map(|s| s.to_string())
                 .or_else(|| payload.downcast_ref::<String>().cloned())
                 .unwrap_or_else(|| "panic with a non-string payload".to_string());
-            let at = info
-                .location()
-                .map(|l| format!(" at {}:{}", l.file(), l.line()))
-                .unwrap_or_default();
+            let at = info.location().map(|l| format!(" at {}:{}", l.file(), l.line())).unwrap_or_default();
             let record = format!("{text}{at}\nnative backtrace:\n{backtrace}");
             LAST_PANIC.with(|slot| *slot.borrow_mut() = Some(record));
             previous(info);
@@ -310,9 +279,7 @@ fn locality_arg(code: i32) -> Result<Locality, FfiError> {
         0 => Ok(Locality::Node),
         1 => Ok(Locality::Rack),
         2 => Ok(Locality::Any),
-        _ => Err(FfiError::Argument(format!(
-            "locality = {code}: expected 0 (node), 1 (rack) or 2 (any)"
-        ))),
+        _ => Err(FfiError::Argument(format!("locality = {code}: expected 0 (node), 1 (rack) or 2 (any)"))),
     }
 }
 
@@ -366,11 +333,9 @@ pub mod ops {
             let (id, admission) = e.submit(spec, now)?;
             match admission {
                 crate::policy::Admission::Accept => Ok(id.0 as i32),
-                crate::policy::Admission::Reject { reason } => Err(Error::Rejected {
-                    policy: e.policy_name().to_string(),
-                    reason,
+                crate::policy::Admission::Reject { reason } => {
+                    Err(Error::Rejected { policy: e.policy_name().to_string(), reason }.into())
                 }
-                .into()),
             }
         })
     }
@@ -547,10 +512,7 @@ mod tests {
         assert!(with_handle(h, |_| Ok(())).is_err());
         assert!(with_handle(0, |_| Ok(())).is_err());
         assert!(with_handle(-7, |_| Ok(())).is_err());
-        assert!(
-            with_handle(12345, |_| Ok(())).is_err(),
-            "a made-up address is never dereferenced"
-        );
+        assert!(with_handle(12345, |_| Ok(())).is_err(), "a made-up address is never dereferenced");
     }
 
     #[test]
@@ -559,42 +521,15 @@ mod tests {
             (Error::config("k", "v", "a"), ErrorKind::Config),
             (Error::job("f", "v", "a"), ErrorKind::InvalidJob),
             (Error::UnknownId { kind: "job", id: 3 }, ErrorKind::UnknownId),
-            (
-                Error::Rejected {
-                    policy: "p".into(),
-                    reason: "r".into(),
-                },
-                ErrorKind::Rejected,
-            ),
-            (
-                Error::Json {
-                    what: JSON_CONFIG,
-                    message: "m".into(),
-                },
-                ErrorKind::Config,
-            ),
-            (
-                Error::Json {
-                    what: JSON_JOB,
-                    message: "m".into(),
-                },
-                ErrorKind::InvalidJob,
-            ),
-            (
-                Error::Io {
-                    path: "p".into(),
-                    message: "m".into(),
-                },
-                ErrorKind::Io,
-            ),
+            (Error::Rejected { policy: "p".into(), reason: "r".into() }, ErrorKind::Rejected),
+            (Error::Json { what: JSON_CONFIG, message: "m".into() }, ErrorKind::Config),
+            (Error::Json { what: JSON_JOB, message: "m".into() }, ErrorKind::InvalidJob),
+            (Error::Io { path: "p".into(), message: "m".into() }, ErrorKind::Io),
         ];
         for (err, kind) in cases {
             assert_eq!(FfiError::from(err.clone()).kind(), kind, "{err}");
         }
-        assert_eq!(
-            FfiError::Panic("x".into()).kind().java_class(),
-            "io/circumflex/CircumflexInternalException"
-        );
+        assert_eq!(FfiError::Panic("x".into()).kind().java_class(), "io/circumflex/CircumflexInternalException");
     }
 
     #[test]
@@ -611,11 +546,7 @@ mod tests {
                 assert_eq!((c[1], c[3]), (0, 2), "maps at any locality");
                 per_job[if c[0] == a { 0 } else { 1 }] += c[2];
             }
-            assert_eq!(
-                per_job,
-                [3, 1],
-                "fifo: the first job's 3 maps, the spare slot to the second ({b})"
-            );
+            assert_eq!(per_job, [3, 1], "fifo: the first job's 3 maps, the spare slot to the second ({b})");
             assert!(n >= 2);
             let mut short = [-1i32; 6];
             assert_eq!(ops::node_update(handle, node, 4, 0, 2, &mut short)?, 1);

@@ -546,6 +546,8 @@ public class CircumflexScheduler extends AbstractYarnScheduler<FifoAppAttempt, F
     long now = System.currentTimeMillis();
     if (engine != null) {
       Map<String, String> jobConf = collectJobConf(appId, user);
+      LOG.debug("submitting {} to the engine with {} keys (maps {}, reduces {})", appId, jobConf.size(),
+          jobConf.get("mapreduce.job.maps"), jobConf.get("mapreduce.job.reduces"));
       try {
         int job = engine.submitJob(jobConf, now);
         engine.setReducesReady(job, true);
