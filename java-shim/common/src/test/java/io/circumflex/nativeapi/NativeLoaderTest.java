@@ -27,6 +27,36 @@ public class NativeLoaderTest {
         NativeLoader.class.getResource(NativeLoader.resourcePath()));
   }
 
+  /** Two JVMs start at once with an empty java.library.path: both extract (or reuse) and load. */
+  @Test
+  public void twoJvmsLoadTheLibraryFromTheJarAtOnce() throws Exception {
+    File tmp = Files.createTempDirectory("cfx-jvms").toFile();
+    String java = new File(System.getProperty("java.home"), "bin/java").getPath();
+    List<Process> processes = new ArrayList<>();
+    for (int i = 0; i < 2; i++) {
+      ProcessBuilder pb = new ProcessBuilder(java, "-Djava.library.path=" + new File(tmp, "empty"),
+          "-Djava.io.tmpdir=" + tmp, "-cp", System.getProperty("java.class.path"),
+          LoadFromJarMain.class.getName());
+      pb.redirectErrorStream(true);
+      processes.add(pb.start());
+    }
+    for (Process p : processes) {
+      String out = new String(readAll(p.getInputStream()), "UTF-8");
+      assertEquals(out, 0, p.waitFor());
+      assertTrue(out, out.contains("loaded ") && out.contains(new File(tmp, "circumflex-native").getPath()));
+    }
+  }
+
+  private static byte[] readAll(java.io.InputStream in) throws java.io.IOException {
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+    byte[] buf = new byte[8192];
+    int n;
+    while ((n = in.read(buf)) > 0) {
+      out.write(buf, 0, n);
+    }
+    return out.toByteArray();
+  }
+
   @Test
   public void missingResourceExtractsNothing() throws Exception {
     File dir = Files.createTempDirectory("cfx-missing").toFile();

@@ -100,7 +100,9 @@ import org.slf4j.LoggerFactory;
  * <p>Mapping decisions:
  * <ul>
  *   <li><b>Slots.</b> The engine's pool is shared (YARN containers). A node has
- *       {@code memory / yarn.scheduler.minimum-allocation-mb} slots; a heartbeat offers
+ *       {@code (memory - memory of running AM containers) / yarn.scheduler.minimum-allocation-mb}
+ *       slots (AMs are not tasks; counting their memory would make every policy plan for slots that
+ *       do not exist); a heartbeat offers
  *       {@code unallocated memory / minimum allocation} free slots. Containers are then placed with
  *       their real size, and allocation stops when the next one does not fit.</li>
  *   <li><b>Phases.</b> MapReduce AMs ask with priority 20 (maps), 5 (fast-fail maps) and 10
@@ -145,6 +147,8 @@ public class CircumflexScheduler extends AbstractYarnScheduler<FifoAppAttempt, F
   public static final String KEY_NATIVE_LOG = "circumflex.yarn.native.log";
   /** Priority with which MapReduce AMs ask for reduce containers. */
   public static final int MR_REDUCE_PRIORITY = 10;
+  /** The {@code job} argument of {@link #assign} for AM containers (not engine tasks). */
+  private static final int AM_CONTAINER = -2;
   /** Most choices read per heartbeat. */
   private static final int MAX_CHOICES = 256;
   private static final String QUEUE_NAME = "default";
@@ -166,6 +170,9 @@ public class CircumflexScheduler extends AbstractYarnScheduler<FifoAppAttempt, F
   private final Map<Integer, ApplicationId> appOfJob = new HashMap<>();
   private final Map<org.apache.hadoop.yarn.api.records.NodeId, Integer> engineNodes = new HashMap<>();
   private final Map<ContainerId, TaskRecord> tasks = new HashMap<>();
+  /** AM containers per node: their memory is not task capacity, so the engine must not count it. */
+  private final Map<ContainerId, org.apache.hadoop.yarn.api.records.NodeId> amContainers = new HashMap<>();
+  private final Map<org.apache.hadoop.yarn.api.records.NodeId, Integer> engineCapacity = new HashMap<>();
   private long fallbackAllocations;
 
   /** A task container the engine knows about. */
@@ -508,6 +515,33 @@ public class CircumflexScheduler extends AbstractYarnScheduler<FifoAppAttempt, F
     Integer id = guard("addNode", () -> engine.addNode(node.getNodeName(), rmNode.getRackName(), slots, 0), null);
     if (id != null) {
       engineNodes.put(rmNode.getNodeID(), id);
+      engineCapacity.put(rmNode.getNodeID(), slots);
+    }
+  }
+
+  /** Task slots of a node: its memory minus what AM containers hold, in minimum allocations. */
+  private int taskSlotsOf(FiCaSchedulerNode node) {
+    long amMb = 0;
+    for (Map.Entry<ContainerId, org.apache.hadoop.yarn.api.records.NodeId> am : amContainers.entrySet()) {
+      if (am.getValue().equals(node.getNodeID())) {
+        RMContainer container = getRMContainer(am.getKey());
+        amMb += container == null ? 0 : container.getAllocatedResource().getMemorySize();
+      }
+    }
+    return (int) Math.max(0, Math.min(Integer.MAX_VALUE, (node.getTotalResource().getMemorySize() - amMb) / slotMb));
+  }
+
+  /** Tells the engine a node's task capacity when it changed (AMs started or ended, resize). */
+  private void syncEngineCapacity(FiCaSchedulerNode node) {
+    Integer id = engineNodes.get(node.getNodeID());
+    if (id == null) {
+      return;
+    }
+    int slots = taskSlotsOf(node);
+    Integer known = engineCapacity.get(node.getNodeID());
+    if (known == null || known != slots) {
+      engineCapacity.put(node.getNodeID(), slots);
+      guardRun("setNodeCapacity", () -> engine.setNodeCapacity(id, slots, 0));
     }
   }
 
@@ -516,11 +550,9 @@ public class CircumflexScheduler extends AbstractYarnScheduler<FifoAppAttempt, F
   }
 
   private synchronized void updateEngineCapacity(RMNode rmNode) {
-    Integer id = engineNodes.get(rmNode.getNodeID());
     FiCaSchedulerNode node = nodeTracker.getNode(rmNode.getNodeID());
-    if (id != null && node != null) {
-      final int slots = slotsOf(node.getTotalResource());
-      guardRun("setNodeCapacity", () -> engine.setNodeCapacity(id, slots, 0));
+    if (node != null) {
+      syncEngineCapacity(node);
     }
   }
 
@@ -535,6 +567,7 @@ public class CircumflexScheduler extends AbstractYarnScheduler<FifoAppAttempt, F
           RMContainerEventType.KILL);
     }
     nodeTracker.removeNode(rmNode.getNodeID());
+    engineCapacity.remove(rmNode.getNodeID());
     Integer id = engineNodes.remove(rmNode.getNodeID());
     if (id != null) {
       guardRun("removeNode", () -> engine.removeNode(id, System.currentTimeMillis()));
@@ -661,7 +694,12 @@ public class CircumflexScheduler extends AbstractYarnScheduler<FifoAppAttempt, F
     }
     normalizeResourceRequests(ask);
     releaseContainers(release, attempt);
+    // One critical section from updating the asks to pulling the containers, as in FifoScheduler:
+    // the RM asserts that the allocate() which registers an AM ask returns no container yet.
+    // Pending counts go to the engine after it, outside the attempt's lock (nodeUpdate takes the
+    // scheduler's lock before an attempt's, so taking them the other way round could deadlock).
     int[] pending;
+    Allocation allocation;
     synchronized (attempt) {
       if (attempt.isStopped()) {
         return EMPTY_ALLOCATION;
@@ -671,14 +709,13 @@ public class CircumflexScheduler extends AbstractYarnScheduler<FifoAppAttempt, F
       }
       attempt.updateBlacklist(blacklistAdditions, blacklistRemovals);
       pending = pendingPerPhase(attempt);
-    }
-    forwardPending(attemptId.getApplicationId(), pending);
-    synchronized (attempt) {
       Resource headroom = attempt.getHeadroom();
       attempt.setApplicationHeadroomForMetrics(headroom);
-      return new Allocation(attempt.pullNewlyAllocatedContainers(), headroom, null, null, null,
+      allocation = new Allocation(attempt.pullNewlyAllocatedContainers(), headroom, null, null, null,
           attempt.pullUpdatedNMTokens());
     }
+    forwardPending(attemptId.getApplicationId(), pending);
+    return allocation;
   }
 
   private synchronized void forwardPending(ApplicationId appId, int[] pending) {
@@ -722,6 +759,9 @@ public class CircumflexScheduler extends AbstractYarnScheduler<FifoAppAttempt, F
     if (fits(node)) {
       assignAmContainers(node);
     }
+    if (engine != null) {
+      syncEngineCapacity(node);
+    }
     if (fits(node)) {
       if (engine != null) {
         assignFromEngine(node, now);
@@ -758,7 +798,7 @@ public class CircumflexScheduler extends AbstractYarnScheduler<FifoAppAttempt, F
           continue;
         }
         for (SchedulerRequestKey key : attempt.getSchedulerKeys()) {
-          assign(node, attempt, key, Integer.MAX_VALUE, NativeEngine.ANY, -1, -1, 0L);
+          assign(node, attempt, key, Integer.MAX_VALUE, NativeEngine.ANY, AM_CONTAINER, -1, 0L);
         }
       }
       if (!fits(node)) {
@@ -831,7 +871,8 @@ public class CircumflexScheduler extends AbstractYarnScheduler<FifoAppAttempt, F
   /**
    * Allocates up to {@code max} containers of {@code key} on {@code node}: node-local asks, then
    * rack-local if {@code allowed} permits, then off-switch if it permits any. Reports each task
-   * to the engine when {@code job >= 0}. Returns the number allocated.
+   * to the engine when {@code job >= 0}; records AM containers when {@code job == AM_CONTAINER}.
+   * Returns the number allocated.
    */
   private int assign(FiCaSchedulerNode node, FifoAppAttempt attempt, SchedulerRequestKey key, int max,
       int allowed, int job, int engineNode, long now) {
@@ -893,6 +934,9 @@ public class CircumflexScheduler extends AbstractYarnScheduler<FifoAppAttempt, F
       done++;
       LOG.debug("allocated {} on {} ({}, priority {}, engine job {})", id, node.getNodeName(), type,
           key.getPriority().getPriority(), job);
+      if (job == AM_CONTAINER) {
+        amContainers.put(id, node.getNodeID());
+      }
       if (job >= 0) {
         final int phase = phaseOf(key);
         tasks.put(id, new TaskRecord(job, phase, engineNode, now));
@@ -910,6 +954,7 @@ public class CircumflexScheduler extends AbstractYarnScheduler<FifoAppAttempt, F
     Container container = rmContainer.getContainer();
     FifoAppAttempt attempt = getCurrentAttemptForContainer(container.getId());
     FiCaSchedulerNode node = nodeTracker.getNode(container.getNodeId());
+    amContainers.remove(container.getId());
     TaskRecord task = tasks.remove(container.getId());
     if (task != null) {
       long now = System.currentTimeMillis();

@@ -37,7 +37,8 @@ public class YarnSchedulingIT {
 
   private static List<JobResult> runWorkload(String policy) throws Exception {
     try (MiniCircumflexCluster cluster = MiniCircumflexCluster.start("it-" + policy, policy(policy))) {
-      List<JobResult> results = cluster.run(identicalJobs(), 1500);
+      // 3 s apart, so each AM asks for its maps before the next one does (AMs start in about 5 s).
+      List<JobResult> results = cluster.run(identicalJobs(), 3000);
       for (JobResult r : results) {
         System.out.println(policy + ": " + r);
         assertTrue(policy + ": job must succeed: " + r, r.success);
