@@ -25,6 +25,11 @@ rust-test:
 
 java-test:
 	$(GRADLE) $(GRADLE_FLAGS) test
+	@cat $$(find java-shim integration-tests -path '*/build/test-results/test/*.xml') | \
+	  grep -o '<testsuite [^>]*' | \
+	  awk -F'"' '{for (i = 1; i < NF; i++) { if ($$i ~ /tests=$$/) t += $$(i+1); if ($$i ~ /failures=$$/) f += $$(i+1); \
+	    if ($$i ~ /errors=$$/) f += $$(i+1); if ($$i ~ /skipped=$$/) s += $$(i+1) } } \
+	    END { printf "java: %d passed, %d failed, %d skipped\n", t - f - s, f, s }'
 
 ## The shim jar to drop into the ResourceManager's classpath (native library inside).
 jar: setup
