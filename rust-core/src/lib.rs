@@ -20,6 +20,7 @@
 //! - [`sim`]: the deterministic discrete-event simulator driving the [`Engine`], workload generators,
 //!   metrics and reports.
 //! - [`trace`]: SWIM TSV and Rumen JSON readers producing simulator workloads.
+//! - [`ffi`]: the JNI exports and the C ABI over the engine (handles, error mapping, panics).
 #![deny(missing_docs)]
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 
@@ -29,6 +30,7 @@ pub mod config;
 pub mod engine;
 pub mod error;
 pub mod flex;
+pub mod ffi;
 pub mod model;
 pub mod plot;
 pub mod policies;
