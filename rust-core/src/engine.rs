@@ -27,7 +27,7 @@ use crate::config::EngineConfig;
 use crate::error::{Error, Result};
 use crate::model::{JobId, JobSpec, JobState, JobStatus, Locality, NodeId, Phase, Time};
 use crate::policies;
-use crate::policy::{Admission, ClusterView, Plan, Policy, PoolMode, Snapshot};
+use crate::policy::{Admission, AssignmentRule, ClusterView, Plan, Policy, PoolMode, Snapshot};
 
 /// One entry of a node-update answer: offer up to `count` tasks of `job`'s `phase` on the node,
 /// at locality no worse than `locality`. The host walks choices in order until the node is full;
@@ -325,6 +325,7 @@ impl Engine {
         let p = j.phase_mut(phase);
         p.pending = p.pending.saturating_sub(1);
         p.running += 1;
+        p.running_start_sum = p.running_start_sum.saturating_add(now);
         p.total = p.total.max(p.finished + p.running + p.pending);
         j.started_ms.get_or_insert(now);
         if phase == Phase::Map {
@@ -354,9 +355,19 @@ impl Engine {
         if let Some(n) = self.nodes.get_mut(node.0 as usize) {
             n.running[slot] = n.running[slot].saturating_sub(1);
         }
+        let log_finishes = self.policy.needs_task_finish_times();
         let j = self.job_mut(job)?;
+        if success && log_finishes {
+            j.task_finish_ms[phase.idx()].push(now);
+        }
         let p = j.phase_mut(phase);
+        if p.running > 0 {
+            p.running_start_sum = p.running_start_sum.saturating_sub(now.saturating_sub(duration_ms.max(0)));
+        }
         p.running = p.running.saturating_sub(1);
+        if p.running == 0 {
+            p.running_start_sum = 0;
+        }
         if success {
             p.finished += 1;
             let d = duration_ms.clamp(0, crate::model::MAX_TASK_MS);
@@ -365,7 +376,12 @@ impl Engine {
         } else {
             p.pending += 1;
         }
+        // A finished map phase makes reduces runnable: a significant event, re-plan at the next tick.
+        let map_phase_done = phase == Phase::Map && success && p.pending == 0 && p.running == 0;
         let done = j.phases.iter().all(|p| p.pending == 0 && p.running == 0 && p.finished >= p.total);
+        if map_phase_done {
+            self.dirty = true;
+        }
         if done {
             self.finish_job(job, now)?;
         } else {
@@ -546,6 +562,10 @@ impl Engine {
         self.stats.node_updates += 1;
         self.choices.clear();
         self.touched.clear();
+        if let AssignmentRule::StrictPriority { cap_at_target, reserve_reduces } = self.plan.rule {
+            self.strict_priority_choices(free, cap_at_target, reserve_reduces);
+            return Ok(&self.choices);
+        }
         let shared = self.config.pool_mode == PoolMode::Shared;
         let mut budget = if shared { [free[0], free[0]] } else { free };
         let total_free = if shared { free[0] } else { free[0] + free[1] };
@@ -628,6 +648,85 @@ impl Engine {
             self.reindex(JobId(jid));
         }
         Ok(&self.choices)
+    }
+
+    /// [`AssignmentRule::StrictPriority`]: walk the plan in rank order. Maps: each runnable job in
+    /// turn takes what it can (up to its target when capped). Reduces: with `reserve_reduces`,
+    /// RTMR's Algorithm IV, repeated for each free reduce slot of the node (one call per slot is
+    /// what "a freed slot is reused at once" means in the paper's model); otherwise plan order.
+    fn strict_priority_choices(&mut self, free: [u32; 2], cap_at_target: bool, reserve_reduces: bool) {
+        let shared = self.config.pool_mode == PoolMode::Shared;
+        let mut budget = if shared { [free[0], free[0]] } else { free };
+        let max_choices = (2 * (budget[0] + budget[1]) as usize + 8).min(1024);
+        // Cluster-wide free reduce slots (shared pool: free slots of the pool), for reservations.
+        let slot = self.slot_of(Phase::Reduce);
+        let mut cluster_free: u32 =
+            self.nodes.iter().filter(|n| n.alive).map(|n| n.capacity[slot].saturating_sub(n.running[slot])).sum();
+        for phase in Phase::ALL {
+            let b = if shared { 0 } else { phase.idx() };
+            loop {
+                if budget[b] == 0 || self.choices.len() >= max_choices {
+                    break;
+                }
+                let mut reserved: u64 = 0;
+                let mut picked = None;
+                for e in &self.plan.entries {
+                    let j = &self.jobs[e.job.0 as usize];
+                    if !j.is_active() {
+                        continue;
+                    }
+                    if phase == Phase::Reduce && reserve_reduces && reserved >= cluster_free as u64 {
+                        break;
+                    }
+                    let mut offered = 0;
+                    let mut waits_for_locality = false;
+                    for c in self.choices.iter().filter(|c| c.job == e.job && c.phase == phase) {
+                        offered += c.count;
+                        waits_for_locality |= c.locality != Locality::Any;
+                    }
+                    if waits_for_locality {
+                        // Delay scheduling: skipped for locality this heartbeat; lower ranks may go.
+                        continue;
+                    }
+                    let p = j.phase(phase);
+                    let mut can = if j.runnable(phase) { p.pending.saturating_sub(offered) } else { 0 };
+                    if cap_at_target {
+                        can = can.min(e.target[phase.idx()].saturating_sub(p.running + offered));
+                    }
+                    if can > 0 {
+                        picked = Some((e.job, can));
+                        break;
+                    }
+                    if phase == Phase::Reduce && reserve_reduces && !j.reduces_ready() {
+                        reserved += j.phase(Phase::Reduce).total as u64;
+                    }
+                }
+                let Some((job, can)) = picked else { break };
+                let locality = self.allowed_locality(job, phase);
+                let count = if locality == Locality::Any {
+                    if phase == Phase::Reduce && reserve_reduces {
+                        1
+                    } else {
+                        can.min(budget[b])
+                    }
+                } else {
+                    1
+                };
+                self.push_choice_n(job, phase, count, locality);
+                if locality == Locality::Any {
+                    for _ in 0..count {
+                        Self::spend(&mut budget, shared, phase);
+                    }
+                    if phase == Phase::Reduce {
+                        cluster_free = cluster_free.saturating_sub(count);
+                    }
+                } else {
+                    // A restricted offer may not fit the node; it spends no budget, so the host
+                    // falls through to lower-ranked choices when it cannot be taken.
+                    self.skips[job.0 as usize] += 1;
+                }
+            }
+        }
     }
 
     fn first_under_with_budget(&self, budget: &[u32; 2]) -> Option<(u32, u32, u8, u32)> {

@@ -331,12 +331,21 @@ pub struct PhaseState {
     pub observed_ms_sum: i64,
     /// Longest observed task duration.
     pub observed_ms_max: i64,
+    /// Sum of the start times of the running tasks, so the total elapsed time of running tasks
+    /// at `now` is `running * now - running_start_sum` without per-task state.
+    #[serde(default)]
+    pub running_start_sum: i64,
 }
 
 impl PhaseState {
     /// Tasks not yet finished.
     pub fn remaining(&self) -> u32 {
         self.pending + self.running
+    }
+
+    /// Total time the running tasks have been running at `now`.
+    pub fn running_elapsed_ms(&self, now: Time) -> i64 {
+        (self.running as i64).saturating_mul(now).saturating_sub(self.running_start_sum).max(0)
     }
 }
 
@@ -370,6 +379,14 @@ pub struct JobState {
     /// Whether the host says the job can run reduces now. When `None` the engine derives it from
     /// `reduce_slowstart`.
     pub reduces_ready_override: Option<bool>,
+    /// Finish time of every successful task per phase, in finish order; recorded only when the
+    /// policy asks for it (`Policy::needs_task_finish_times`).
+    #[serde(default, skip_serializing_if = "task_log_is_empty")]
+    pub task_finish_ms: [Vec<Time>; 2],
+}
+
+fn task_log_is_empty(log: &[Vec<Time>; 2]) -> bool {
+    log[0].is_empty() && log[1].is_empty()
 }
 
 /// Default duration assumed for a task when nothing is known yet (no estimate, nothing observed).
@@ -390,6 +407,7 @@ impl JobState {
             started_ms: None,
             finished_ms: None,
             reduces_ready_override: None,
+            task_finish_ms: [Vec::new(), Vec::new()],
         }
     }
 
