@@ -18,7 +18,7 @@
 //! SWIM replay scripts were run with), a 4 s task start-up overhead (JVM launch and setup), maps reading
 //! at 16 MiB/s and reduces shuffling, sorting and writing at 8 MiB/s, 1 GiB per reduce with at most 500
 //! reduces. A full-block map then takes 8 s, a 1 GiB reduce about 2 min. On the FB-2009 day this gives
-//! 406,005 maps and 31,686 reduces; see `docs/simulator.md` for the cluster that makes it meaningful.
+//! 481,716 maps and 15,087 reduces; see `docs/simulator.md` for the cluster that makes it meaningful.
 //!
 //! Task durations are deterministic functions of bytes, so the trace replays identically under any seed.
 
