@@ -257,3 +257,38 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+    /// Skipping heartbeats that cannot launch anything (the default) gives exactly the jobs, tasks and
+    /// locality of sending every periodic heartbeat.
+    #[test]
+    fn dormant_heartbeats_change_no_outcome(
+        seed in 0u64..1_000,
+        nodes in 1u32..6,
+        map_slots in 1u32..3,
+        reduce_slots in 1u32..3,
+        shared in any::<bool>(),
+        oob in any::<bool>(),
+        replicas in 0u32..3,
+        policy in prop::sample::select(vec!["fifo", "fair", "flex"]),
+        heartbeat_ms in prop::sample::select(vec![700i64, 3_000]),
+        jobs in 1u32..15,
+    ) {
+        let pool = if shared { PoolMode::Shared } else { PoolMode::Split };
+        let c = ClusterSpec { nodes, map_slots, reduce_slots, racks: 1, pool };
+        let w = synthetic(seed, jobs, &c);
+        let mut cfg = config(policy, c);
+        cfg.out_of_band_heartbeat = oob;
+        cfg.replicas = replicas.min(nodes);
+        cfg.heartbeat_ms = heartbeat_ms;
+        cfg.seed = seed;
+        let skipping = Simulation::new(cfg.clone(), &w).unwrap().run().unwrap();
+        cfg.idle_heartbeats = true;
+        let every = Simulation::new(cfg, &w).unwrap().run().unwrap();
+        prop_assert_eq!(&skipping.jobs, &every.jobs);
+        prop_assert_eq!(&skipping.tasks, &every.tasks);
+        prop_assert_eq!(skipping.summary.locality, every.summary.locality);
+        prop_assert!(skipping.summary.events <= every.summary.events);
+    }
+}
