@@ -259,7 +259,7 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
     /// Skipping heartbeats that cannot launch anything (the default) gives exactly the jobs, tasks and
     /// locality of sending every periodic heartbeat.
     #[test]
