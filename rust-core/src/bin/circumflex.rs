@@ -127,6 +127,10 @@ struct RunArgs {
     /// Heartbeat at once when a task finishes (mapreduce.tasktracker.outofband.heartbeat).
     #[arg(long)]
     out_of_band: bool,
+    /// Send every periodic heartbeat, even those that cannot launch anything (slow; for checking that
+    /// skipping them changes no result).
+    #[arg(long)]
+    idle_heartbeats: bool,
     /// Replicas per map input block for the locality model (0 = every map is node-local).
     #[arg(long, default_value_t = 3)]
     replicas: u32,
@@ -254,6 +258,7 @@ impl RunArgs {
             replicas: self.replicas,
             seed: self.seed,
             record_tasks: false,
+            idle_heartbeats: self.idle_heartbeats,
         })
     }
 }

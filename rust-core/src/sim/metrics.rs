@@ -8,7 +8,8 @@
 //!   last map: slow start 1.0) its reduces likewise on the reduce capacity. In shared pools both phases
 //!   see the whole pool. It is the best a job can do, so stretch ≥ 1 up to heartbeat granularity.
 //! - **stretch** = response time / isolated time (the FLEX paper's slowdown).
-//! - **tardiness** = max(0, finish − deadline) for jobs with a deadline; **deadline met** when it is 0.
+//! - **tardiness** = max(0, finish − deadline) for finished jobs with a deadline; **deadline met** when it
+//!   is 0. A job rejected by admission control has no tardiness but counts as a deadline not met.
 //! - **utilization** = busy slot-ms / (total slots × makespan), where busy slot-ms is the sum of the
 //!   durations of all tasks run and **makespan** = last finish − first arrival.
 //! - Rejected jobs (admission control) have no response time and are counted apart.
@@ -136,9 +137,9 @@ pub struct Summary {
     pub max_stretch: f64,
     /// Sum of tardiness over jobs with deadlines, s.
     pub total_tardiness_s: f64,
-    /// Mean tardiness over jobs with deadlines, s (0 when none has one).
+    /// Mean tardiness over finished jobs with deadlines, s (0 when none has one).
     pub mean_tardiness_s: f64,
-    /// Jobs with a deadline.
+    /// Jobs with a deadline, rejected ones included (a rejected job misses its deadline).
     pub with_deadline: u32,
     /// Jobs that met their deadline.
     pub deadlines_met: u32,
@@ -190,7 +191,7 @@ impl Summary {
             // Summing from +0.0: an empty f64 sum is -0.0, which would print as "-0".
             total_tardiness_s: tard.iter().fold(0.0, |a, t| a + t),
             mean_tardiness_s: mean(&tard),
-            with_deadline: tard.len() as u32,
+            with_deadline: jobs.iter().filter(|j| j.deadline_ms.is_some()).count() as u32,
             deadlines_met: jobs.iter().filter(|j| j.deadline_met() == Some(true)).count() as u32,
             utilization: if capacity > 0.0 { busy_ms as f64 / capacity } else { 0.0 },
             makespan_s: makespan_ms as f64 / 1000.0,
@@ -249,13 +250,18 @@ mod tests {
             reduces: 0,
             rejected: false,
         };
-        let jobs = [rec(0, 0, 10_000, 10_000, Some(12_000)), rec(1, 0, 20_000, 10_000, Some(15_000))];
+        let mut refused = rec(2, 0, 0, 10_000, Some(30_000));
+        (refused.rejected, refused.start_ms, refused.finish_ms, refused.response_ms) = (true, None, None, None);
+        (refused.stretch, refused.tardiness_ms) = (None, None);
+        let jobs = [rec(0, 0, 10_000, 10_000, Some(12_000)), rec(1, 0, 20_000, 10_000, Some(15_000)), refused];
         let s = Summary::from_jobs("fifo", &jobs, 20_000, 1);
+        assert_eq!((s.jobs, s.finished, s.rejected), (3, 2, 1));
         assert_eq!(s.mean_response_s, 15.0);
         assert_eq!(s.max_stretch, 2.0);
         assert_eq!(s.mean_stretch, 1.5);
         assert_eq!(s.total_tardiness_s, 5.0);
-        assert_eq!((s.with_deadline, s.deadlines_met), (2, 1));
+        assert_eq!((s.with_deadline, s.deadlines_met), (3, 1), "the rejected job misses its deadline");
+        assert_eq!(s.mean_tardiness_s, 2.5);
         assert_eq!(s.utilization, 1.0);
         assert_eq!(s.makespan_s, 20.0);
     }

@@ -11,8 +11,8 @@
 //! - [`metrics`]: per-job records, per-run summaries, isolated time (for stretch).
 //! - [`report`]: JSON, CSV, the terminal table and SVG plots.
 //!
-//! **Determinism.** Time is integer milliseconds; events are ordered by `(time, sequence)`, the sequence
-//! being the order in which events were scheduled; the one random generator ([`SimRng`], PCG-64) is
+//! **Determinism.** Time is integer milliseconds; events are ordered by time, then by kind (arrivals,
+//! completions, epoch, heartbeats by node), then by the order in which they were scheduled; the one random generator ([`SimRng`], PCG-64) is
 //! owned by the run and seeded from [`SimConfig::seed`], which every result records. A workload is
 //! drawn from the same seed on a separate stream ([`workload_rng`]), so the workload does not change
 //! when the simulator's own draws do. The same configuration and workload give byte-identical results.
@@ -145,6 +145,10 @@ pub struct SimConfig {
     pub seed: u64,
     /// Keep one record per task in the result (tests and small runs; off by default).
     pub record_tasks: bool,
+    /// Send every periodic heartbeat, even those that cannot launch anything (slow). Off by default:
+    /// skipping them changes no outcome, which a property test checks with this switch.
+    #[serde(default)]
+    pub idle_heartbeats: bool,
 }
 
 impl Default for SimConfig {
@@ -157,6 +161,7 @@ impl Default for SimConfig {
             replicas: 3,
             seed: 1,
             record_tasks: false,
+            idle_heartbeats: false,
         }
     }
 }

@@ -125,6 +125,7 @@ pub fn table(rows: &[RunRow], baseline: Option<usize>) -> String {
         "max stretch",
         "tardiness s",
         "met",
+        "rejected",
         "util",
         "makespan s",
         "node-local",
@@ -143,6 +144,7 @@ pub fn table(rows: &[RunRow], baseline: Option<usize>) -> String {
             with_ratio(s.max_stretch, base.map(|b| b.max_stretch), 1),
             if s.with_deadline > 0 { format!("{:.1}", s.total_tardiness_s) } else { "-".into() },
             if s.with_deadline > 0 { format!("{}/{}", s.deadlines_met, s.with_deadline) } else { "-".into() },
+            s.rejected.to_string(),
             format!("{:.1}%", 100.0 * s.utilization),
             format!("{:.0}", s.makespan_s),
             format!("{:.1}%", 100.0 * s.locality.node_fraction()),
@@ -200,7 +202,7 @@ pub fn response_cdf_svg(title: &str, runs: &[(&str, &[JobRecord])]) -> String {
     let lo = series.iter().filter_map(|s| s.first()).copied().fold(f64::INFINITY, f64::min).max(1e-3);
     let hi = series.iter().filter_map(|s| s.last()).copied().fold(0.0, f64::max).max(lo * 10.0);
     let (l0, l1) = (lo.log10().floor(), hi.log10().ceil());
-    let x = |v: f64| left + (v.max(lo).log10() - l0) / (l1 - l0) * pw;
+    let x = |v: f64| left + (v.log10().max(l0) - l0) / (l1 - l0) * pw;
     let y = |p: f64| top + (1.0 - p) * ph;
     let mut s = String::new();
     let _ = writeln!(
@@ -281,7 +283,7 @@ pub fn metric_bars_svg(title: &str, rows: &[RunRow]) -> String {
         ("max stretch", |s| s.max_stretch),
     ];
     let (pw, ph, gap, top, bottom) = (220.0, 260.0, 40.0, 50.0, 90.0);
-    let w = 30.0 + panels.len() as f64 * (pw + gap);
+    let w = 30.0 + panels.len() as f64 * (pw + gap) + 60.0; // room for the last slanted label
     let h = top + ph + bottom;
     let mut s = String::new();
     let _ = writeln!(
@@ -349,6 +351,33 @@ mod tests {
         assert!(t.contains("50.0 (0.50x)"), "{t}");
         assert!(t.contains("100.0 (1.00x)"), "{t}");
         assert!(t.contains("ratios are to fair"), "{t}");
+    }
+
+    #[test]
+    fn cdf_axis_starts_at_the_decade_below_the_fastest_job() {
+        let rec = |ms: i64| JobRecord {
+            index: 0,
+            external_id: String::new(),
+            arrival_ms: 0,
+            start_ms: Some(0),
+            finish_ms: Some(ms),
+            response_ms: Some(ms),
+            isolated_ms: ms,
+            stretch: Some(1.0),
+            deadline_ms: None,
+            tardiness_ms: None,
+            weight: 1.0,
+            maps: 1,
+            reduces: 0,
+            rejected: false,
+        };
+        let jobs = [rec(4_000), rec(40_000)];
+        let svg = response_cdf_svg("t", &[("fair", &jobs)]);
+        // Decades 1 s .. 100 s over the 500 px plot starting at x = 70: "1" at 70, "10" at 320.
+        assert!(svg.contains(r#"<text x="70.0" y="426" text-anchor="middle">1</text>"#), "{svg}");
+        assert!(svg.contains(r#"<text x="320.0" y="426" text-anchor="middle">10</text>"#), "{svg}");
+        // The first job's step is at log10(4) of the way through the first decade.
+        assert!(svg.contains("220.5,410.0 220.5,"), "{svg}");
     }
 
     #[test]

@@ -1,7 +1,10 @@
 //! The event loop: arrivals, heartbeats, task completions and the epoch timer, driving one [`Engine`].
 //!
-//! Events are kept in a binary heap ordered by `(time, sequence)`; the sequence increases with every
-//! scheduled event, so events at the same instant run in the order they were scheduled.
+//! Events are kept in a binary heap ordered by time; events at the same instant run in a fixed order of
+//! kinds: arrivals, task completions, the epoch timer, then heartbeats by node index; within a kind, in
+//! the order they were scheduled (a sequence number). The fixed order makes a slot freed at `t` visible to
+//! a heartbeat at `t` however the two were scheduled, which is what lets dormant heartbeats be skipped
+//! without changing any outcome.
 //!
 //! Heartbeats follow Hadoop: node `i` heartbeats every `heartbeat_ms`, its first heartbeat offset by
 //! `i × heartbeat_ms / nodes` (staggered, as TaskTrackers that started at different times are). A
@@ -14,7 +17,9 @@
 //! are all in pools with no runnable pending task cannot launch anything and has no effect on the engine
 //! (no choice, no delay-scheduling skip), so such nodes stop scheduling heartbeats, and pools with nothing
 //! runnable are offered to `node_update` as full. Nodes resume on the same periodic grid (the first grid
-//! instant at or after the wake-up, never twice at one instant) when a slot frees or work becomes runnable. The
+//! instant at or after the wake-up, never twice at one instant) when a slot frees or work becomes runnable.
+//! [`SimConfig::idle_heartbeats`] turns the skipping off; a property test checks both give the same jobs,
+//! tasks and locality. The
 //! epoch timer likewise sleeps while no job is active and resumes on the grid of multiples of the epoch.
 //!
 //! **Locality model.** With `replicas > 0`, each map task of an arriving job gets that many distinct random
@@ -50,17 +55,31 @@ enum Event {
     Epoch,
 }
 
-/// A scheduled event; ordered by `(time, seq)` only.
+impl Event {
+    /// Rank among events at the same instant: arrivals, then completions, then the epoch timer (so a plan
+    /// sees what just happened), then heartbeats by node (so a slot freed at `t` is offered at `t`).
+    fn order(&self) -> (u8, u32) {
+        match *self {
+            Event::Arrival(_) => (0, 0),
+            Event::TaskDone { .. } => (1, 0),
+            Event::Epoch => (2, 0),
+            Event::Heartbeat { node, .. } => (3, node),
+        }
+    }
+}
+
+/// A scheduled event; ordered by time, then [`Event::order`], then scheduling sequence.
 #[derive(Debug)]
 struct Scheduled {
     time: Time,
+    order: (u8, u32),
     seq: u64,
     event: Event,
 }
 
 impl PartialEq for Scheduled {
     fn eq(&self, other: &Self) -> bool {
-        (self.time, self.seq) == (other.time, other.seq)
+        self.cmp(other) == std::cmp::Ordering::Equal
     }
 }
 impl Eq for Scheduled {}
@@ -71,7 +90,7 @@ impl PartialOrd for Scheduled {
 }
 impl Ord for Scheduled {
     fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        (self.time, self.seq).cmp(&(other.time, other.seq))
+        (self.time, self.order, self.seq).cmp(&(other.time, other.order, other.seq))
     }
 }
 
@@ -166,6 +185,8 @@ pub struct Simulation<'w> {
     locality: LocalityMix,
     tasks: Vec<TaskRecord>,
     choices: Vec<Choice>,
+    /// Jobs neither finished nor rejected yet (arrived or not).
+    unfinished: u64,
     /// Heartbeats in a row that launched nothing while no task was running anywhere.
     idle_heartbeats: u64,
     running_tasks: u64,
@@ -217,6 +238,7 @@ impl<'w> Simulation<'w> {
             choices: Vec::with_capacity(64),
             idle_heartbeats: 0,
             running_tasks: 0,
+            unfinished: workload.jobs.len() as u64,
         })
     }
 
@@ -227,7 +249,7 @@ impl<'w> Simulation<'w> {
 
     fn schedule(&mut self, time: Time, event: Event) {
         self.seq += 1;
-        self.queue.push(Reverse(Scheduled { time, seq: self.seq, event }));
+        self.queue.push(Reverse(Scheduled { time, order: event.order(), seq: self.seq, event }));
     }
 
     /// Runs to the end (every job finished or rejected) and returns the result.
@@ -241,6 +263,12 @@ impl<'w> Simulation<'w> {
             let at = self.workload.jobs[i].spec.submit_ms;
             self.schedule(at, Event::Arrival(i as u32));
         }
+        if self.config.idle_heartbeats {
+            for ni in 0..self.nodes.len() {
+                let at = self.nodes[ni].anchor;
+                self.schedule_heartbeat(ni, at);
+            }
+        }
         let total = self.workload.jobs.len() as u64;
         let mut done = 0u64;
         while let Some(Reverse(Scheduled { time, event, .. })) = self.queue.pop() {
@@ -251,12 +279,14 @@ impl<'w> Simulation<'w> {
                     self.on_arrival(i as usize)?;
                     if self.jobs[i as usize].rejected {
                         done += 1;
+                        self.unfinished -= 1;
                     }
                 }
                 Event::Heartbeat { node, generation } => self.on_heartbeat(node, generation)?,
                 Event::TaskDone { job, phase, node, duration } => {
                     if self.on_task_done(job as usize, phase, node, duration)? {
                         done += 1;
+                        self.unfinished -= 1;
                     }
                 }
                 Event::Epoch => self.on_epoch(),
@@ -342,11 +372,12 @@ impl<'w> Simulation<'w> {
             n.anchor = now;
             n.last = Some(now);
         }
-        if self.useful(ni) {
+        let always = self.config.idle_heartbeats;
+        if always || self.useful(ni) {
             // Pools with nothing runnable are offered as full: nothing could launch there anyway.
             let mut free = self.nodes[ni].free;
             for (b, f) in free.iter_mut().enumerate() {
-                if self.runnable[b] == 0 {
+                if self.runnable[b] == 0 && !always {
                     *f = 0;
                 }
             }
@@ -360,7 +391,8 @@ impl<'w> Simulation<'w> {
             }
             self.check_progress(launched)?;
         }
-        if self.useful(ni) && !self.nodes[ni].scheduled {
+        let again = if always { self.unfinished > 0 } else { self.useful(ni) };
+        if again && !self.nodes[ni].scheduled {
             let next = now + self.config.heartbeat_ms;
             self.schedule_heartbeat(ni, next);
         }
@@ -370,7 +402,7 @@ impl<'w> Simulation<'w> {
     /// Guards against a policy that never launches anything on an idle cluster (a bug, reported as an
     /// error instead of an endless run).
     fn check_progress(&mut self, launched: u32) -> Result<()> {
-        if launched > 0 || self.running_tasks > 0 {
+        if launched > 0 || self.running_tasks > 0 || self.runnable == [0, 0] {
             self.idle_heartbeats = 0;
             return Ok(());
         }
@@ -408,15 +440,14 @@ impl<'w> Simulation<'w> {
             self.active -= 1;
         }
         self.refresh_runnable(wi);
-        if self.useful(ni) {
-            if self.config.out_of_band_heartbeat {
-                let n = &mut self.nodes[ni];
-                n.generation = n.generation.wrapping_add(1);
-                n.scheduled = false;
-                self.schedule_heartbeat(ni, now);
-            } else if !self.nodes[ni].scheduled {
-                self.wake(ni);
-            }
+        if self.config.out_of_band_heartbeat {
+            // Sent even when it cannot launch anything: it restarts the node's periodic schedule.
+            let n = &mut self.nodes[ni];
+            n.generation = n.generation.wrapping_add(1);
+            n.scheduled = false;
+            self.schedule_heartbeat(ni, now);
+        } else {
+            self.wake(ni);
         }
         Ok(finished)
     }

@@ -5,9 +5,12 @@
 //! `withInputPaths` kind add an input path and two empty fields; extra columns are ignored.
 //!
 //! The trace has bytes only. [`SwimModel`] turns them into tasks and durations (all configurable):
-//! - **maps** = `max(1, ceil(input / block))`; every map reads one block, the last the remainder.
 //! - **reduces** = 0 when shuffle bytes are 0 (a map-only job: its output is written by the maps and
 //!   spread evenly over them); else `clamp(ceil((shuffle + output) / bytes_per_reduce), 1, max_reduces)`.
+//! - **maps** = `max(1, ceil(input / block))`; every map reads one block, the last the remainder. A
+//!   map-only job gets at least `ceil(output / block)` maps, so no map writes more than a block: the trace
+//!   has many map-only jobs with tiny input and gigabytes of output (data loaders and generators, which
+//!   are configured with enough maps), and one map writing all of it would run for hours.
 //! - **map time** = `map_overhead_ms + bytes read and written / map_bytes_per_s`.
 //! - **reduce time** = `reduce_overhead_ms + (shuffle + output) / reduces / reduce_bytes_per_s`.
 //!
@@ -15,7 +18,7 @@
 //! SWIM replay scripts were run with), a 4 s task start-up overhead (JVM launch and setup), maps reading
 //! at 16 MiB/s and reduces shuffling, sorting and writing at 8 MiB/s, 1 GiB per reduce with at most 500
 //! reduces. A full-block map then takes 8 s, a 1 GiB reduce about 2 min. On the FB-2009 day this gives
-//! 406,005 maps and 31,686 reduces; see `docs/simulator.md` for the cluster that makes it meaningful.
+//! 481,716 maps and 15,087 reduces; see `docs/simulator.md` for the cluster that makes it meaningful.
 //!
 //! Task durations are deterministic functions of bytes, so the trace replays identically under any seed.
 
@@ -95,16 +98,17 @@ impl SwimModel {
     /// The job for one trace line: tasks and durations from its bytes.
     pub fn job(&self, id: &str, submit_ms: Time, input: u64, shuffle: u64, output: u64) -> SimJob {
         let block = self.block_bytes.max(1);
-        let maps = input.div_ceil(block).max(1);
         let reduces = if shuffle == 0 {
             0
         } else {
             (shuffle.saturating_add(output)).div_ceil(self.bytes_per_reduce.max(1)).clamp(1, self.max_reduces as u64)
         };
+        let written_by_maps = if reduces == 0 { output } else { 0 };
+        let maps = input.div_ceil(block).max(written_by_maps.div_ceil(block)).max(1);
         let map_output_share = if reduces == 0 { output as f64 / maps as f64 } else { 0.0 };
         let map_ms = (0..maps)
             .map(|m| {
-                let read = if m + 1 < maps { block } else { input - block * (maps - 1) };
+                let read = if (m + 1) * block <= input { block } else { input.saturating_sub(block * m) };
                 Self::task_ms(self.map_overhead_ms, read as f64 + map_output_share, self.map_bytes_per_s)
             })
             .collect();
@@ -197,7 +201,12 @@ mod tests {
         let j = m.job("job8", 0, 64 << 20, 0, 64 << 20);
         assert_eq!((j.spec.maps.tasks, j.spec.reduces.tasks), (1, 0));
         assert_eq!(j.map_ms, vec![4_000 + 8_000]);
-        // Empty input still runs one (short) map; reduces are capped.
+        // Map-only with 1 KiB input and 256 MiB output: 4 maps writing 64 MiB each; the first also reads.
+        let j = m.job("job10", 0, 1024, 0, 256 << 20);
+        assert_eq!(j.spec.maps.tasks, 4);
+        assert_eq!(j.map_ms[1..], [8_000, 8_000, 8_000]);
+        assert_eq!(j.map_ms[0], 8_000); // 1 KiB more rounds away
+                                        // Empty input still runs one (short) map; reduces are capped.
         let j = m.job("job9", 0, 0, u64::MAX / 2, 0);
         assert_eq!((j.spec.maps.tasks, j.spec.reduces.tasks, j.map_ms[0]), (1, 500, 4_000));
     }
