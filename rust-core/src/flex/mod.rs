@@ -197,14 +197,22 @@ fn tail(job: &JobState, cluster: &ClusterView, phases: &[Phase]) -> f64 {
     0.0
 }
 
-/// The facts of `job` for a pool serving `phases`.
-fn job_facts(job: &JobState, cluster: &ClusterView, phases: &[Phase]) -> JobFacts {
+/// The facts of `job` for a pool serving `phases`; SLA steps and `W_j` only when `objective`
+/// uses them (they cost an allocation and a few divisions per job).
+fn job_facts(objective: Objective, job: &JobState, cluster: &ClusterView, phases: &[Phase]) -> JobFacts {
+    use Objective::*;
+    let uses_sla = matches!(objective, TotalSla | MaxSla);
+    let uses_stretch = matches!(objective, AvgStretch | WeightedAvgStretch | MaxStretch | WeightedMaxStretch);
     JobFacts {
         arrival: job.spec.submit_ms as f64,
         weight: job.spec.weight,
         deadline: job.spec.deadline_ms.map(|d| d as f64),
-        sla: job.spec.sla.iter().map(|s| (s.deadline_ms as f64, s.penalty)).collect(),
-        isolated: isolated_time(job, cluster),
+        sla: if uses_sla {
+            job.spec.sla.iter().map(|s| (s.deadline_ms as f64, s.penalty)).collect()
+        } else {
+            Vec::new()
+        },
+        isolated: if uses_stretch { isolated_time(job, cluster) } else { 1.0 },
         tail: tail(job, cluster, phases),
     }
 }
@@ -233,23 +241,27 @@ impl Policy for FlexPolicy {
                     work,
                     min: min.min(max),
                     max,
-                    facts: job_facts(job, &cluster, pool.phases),
+                    facts: job_facts(self.objective, job, &cluster, pool.phases),
                 });
             }
             let solution = solve(self.objective, &problem);
             solved.push((pool, ids, solution));
         }
-        // Plan order: best position in any pool (module docs).
-        let mut key = vec![(usize::MAX, usize::MAX); snapshot.jobs.len()];
-        for (p, (_, ids, sol)) in solved.iter().enumerate() {
-            for (pos, &i) in sol.order.iter().enumerate() {
-                let k = &mut key[ids[i].0 as usize];
-                *k = (*k).min((pos, p));
+        // Plan order: best position in any pool (module docs). Walking positions in step, pools
+        // in order, meets every job first at its best (position, pool): a linear merge.
+        let mut seen = vec![false; snapshot.jobs.len()];
+        let mut order: Vec<JobId> = Vec::with_capacity(snapshot.active.len());
+        let longest = solved.iter().map(|(_, _, sol)| sol.order.len()).max().unwrap_or(0);
+        for pos in 0..longest {
+            for (_, ids, sol) in &solved {
+                if let Some(&i) = sol.order.get(pos) {
+                    let id = ids[i];
+                    if !std::mem::replace(&mut seen[id.0 as usize], true) {
+                        order.push(id);
+                    }
+                }
             }
         }
-        let mut order: Vec<JobId> =
-            snapshot.active.iter().copied().filter(|id| key[id.0 as usize].0 != usize::MAX).collect();
-        order.sort_by_key(|id| key[id.0 as usize]);
         let mut builder = PlanBuilder::new(snapshot, order);
         for (pool, ids, sol) in &solved {
             for (i, &id) in ids.iter().enumerate() {

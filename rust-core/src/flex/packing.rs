@@ -19,8 +19,10 @@
 //! **Completions.** Work is fluid with linear speed-up: a job with remaining `R` and `s` slots
 //! finishes after `R / s`. A job with `s = 0` and `R > 0` does not complete in that interval
 //! (time ∞); if no ready job can progress the schedule stops and the rest never complete
-//! (`f64::INFINITY`). A job with `R = 0` completes at once. Simultaneous completions (equal within
-//! a relative 1e-9) go in priority order, each in its own (zero-length) interval.
+//! (`f64::INFINITY`). A job with `R = 0` completes at once. Simultaneous completions (equal
+//! times) go in priority order, each in its own (zero-length) interval. Near-equal times that
+//! differ only by float rounding may complete in either order; the state after both is the same,
+//! so only a zero-length interval differs.
 //!
 //! **Two implementations, one rule.**
 //! - [`pack_traced`] is the literal loop with a ready list for any [`Precedence`] (chains, DAGs):
@@ -87,12 +89,6 @@ pub struct Packing {
     pub intervals: Vec<Interval>,
 }
 
-/// Tie tolerance for simultaneous completions.
-#[inline]
-fn tie_eps(t: f64) -> f64 {
-    1e-9 * t.abs().max(1.0)
-}
-
 /// Priority rank per job: position in `order`; jobs missing from it follow by index, and repeats
 /// are ignored.
 fn ranks(order: &[usize], n: usize) -> Vec<usize> {
@@ -150,7 +146,7 @@ pub fn pack_traced(capacity: u32, jobs: &[PackJob], order: &[usize], precedence:
         list.clear();
         list.extend(ready.iter().map(|&(_, j)| j));
         allocate(capacity, &list, jobs, &mut alloc);
-        // The earliest completion; ties within tolerance go to the higher priority.
+        // The earliest completion; equal times go to the higher priority (the first in `list`).
         let finish = |j: usize| {
             if remaining[j] <= 0.0 {
                 t
@@ -164,9 +160,7 @@ pub fn pack_traced(capacity: u32, jobs: &[PackJob], order: &[usize], precedence:
         if tmin == f64::INFINITY {
             break;
         }
-        let Some(&pick) = list.iter().find(|&&j| finish(j) <= tmin + tie_eps(tmin)) else {
-            break;
-        };
+        let Some(&pick) = list.iter().find(|&&j| finish(j) <= tmin) else { break };
         let end = finish(pick).max(t);
         if !first_set && end > t {
             for &j in &list {
@@ -321,35 +315,14 @@ impl Frontier<'_> {
         self.version[r] = self.version[r].wrapping_add(1);
     }
 
-    /// The next completion: earliest valid entry, ties within tolerance to the lowest rank.
+    /// The next completion: the earliest valid entry (ties to the lowest rank, by the heap order).
     fn pop_next(&mut self) -> Option<Due> {
-        let first = loop {
+        loop {
             let e = self.heap.pop()?;
             if e.version == self.version[e.rank as usize] {
-                break e;
-            }
-        };
-        let limit = first.time + tie_eps(first.time);
-        let mut best = first;
-        let mut others: Vec<Due> = Vec::new();
-        while let Some(top) = self.heap.peek() {
-            if top.time > limit {
-                break;
-            }
-            let e = *top;
-            self.heap.pop();
-            if e.version != self.version[e.rank as usize] {
-                continue;
-            }
-            if e.rank < best.rank {
-                others.push(best);
-                best = e;
-            } else {
-                others.push(e);
+                return Some(e);
             }
         }
-        self.heap.extend(others);
-        Some(best)
     }
 }
 

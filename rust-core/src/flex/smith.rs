@@ -60,14 +60,21 @@ pub fn cmp_ratio(p1: f64, w1: f64, p2: f64, w2: f64) -> Ordering {
 
 /// Smith's rule for independent items: indices in sequence order (ratio ascending, ties by the
 /// lower index). `O(n log n)`.
+///
+/// Sorted on the rounded quotient first: division rounds monotonically, so unequal quotients
+/// order the exact ratios the same way; only equal quotients need the exact cross-product test.
 pub fn smith_order(items: &[SmithItem]) -> Vec<usize> {
-    let mut order: Vec<usize> = (0..items.len()).collect();
+    let mut keyed: Vec<(f64, u32)> = items.iter().enumerate().map(|(i, it)| (it.work / it.weight, i as u32)).collect();
     // The comparator is an exact comparison of rationals plus the index, hence a total order.
-    order.sort_by(|&a, &b| {
-        let (x, y) = (&items[a], &items[b]);
-        cmp_ratio(x.work, x.weight, y.work, y.weight).then(a.cmp(&b))
+    keyed.sort_unstable_by(|&(ra, a), &(rb, b)| {
+        ra.total_cmp(&rb)
+            .then_with(|| {
+                let (x, y) = (&items[a as usize], &items[b as usize]);
+                cmp_ratio(x.work, x.weight, y.work, y.weight)
+            })
+            .then(a.cmp(&b))
     });
-    order
+    keyed.into_iter().map(|(_, i)| i as usize).collect()
 }
 
 /// One block of a chain's decomposition: items `start..end`, with their sums.
