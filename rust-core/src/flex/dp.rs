@@ -23,6 +23,7 @@
 //!   are broken by the line first (still an argmin, hence still optimal).
 //! - all step functions ([`Penalty::Steps`] and [`Penalty::Zero`]): an ordered set keyed by the
 //!   current cost, updated at each step's due as `t` decreases, `O((n + steps) log n)`.
+//!
 //! Everything else (mixed kinds, or any precedence) runs the literal loop.
 
 use std::cmp::Ordering;

@@ -142,9 +142,11 @@ pub struct JobFacts {
 
 macro_rules! objectives {
     ($( $variant:ident => $name:literal, $agg:ident, $method:ident, $exact:literal; )*) => {
-        /// A FLEX objective (`circumflex.objective`). See the module docs for the table.
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        /// A FLEX objective (`circumflex.objective`). See the module docs for the table. The
+        /// default (the first) is `avg_response_time`.
+        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
         pub enum Objective {
+            #[default]
             $(
                 #[doc = concat!("`", $name, "`")]
                 $variant,
@@ -199,12 +201,6 @@ objectives! {
     MaxTardiness => "max_tardiness", MiniMax, BackwardsDp, true;
     WeightedMaxTardiness => "weighted_max_tardiness", MiniMax, BackwardsDp, true;
     MaxSla => "max_sla", MiniMax, BackwardsDp, true;
-}
-
-impl Default for Objective {
-    fn default() -> Self {
-        Objective::AvgResponseTime
-    }
 }
 
 impl std::fmt::Display for Objective {

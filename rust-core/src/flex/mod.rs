@@ -10,6 +10,7 @@
 //!    or the documented rules for the other minisum ones ([`heuristics`]);
 //! 3. packs that order malleably ([`packing`]) and enforces only the first interval: each job's
 //!    target is its first-interval allocation; every job's predicted completion is reported.
+//!
 //! The engine re-plans every epoch and on arrivals and departures, and its assignment layer gives
 //! each free slot to the most under-allocated job relative to its target (with delay scheduling).
 //!
