@@ -423,6 +423,79 @@ mod tests {
             })
     }
 
+    fn permutations(n: usize) -> Vec<Vec<usize>> {
+        if n == 0 {
+            return vec![vec![]];
+        }
+        let mut out = Vec::new();
+        for p in permutations(n - 1) {
+            for i in 0..=p.len() {
+                let mut q = p.clone();
+                q.insert(i, n - 1);
+                out.push(q);
+            }
+        }
+        out
+    }
+
+    /// A single-slot problem (S = 1, every job m = 0, M = 1) of jobs `(work, weight, arrival)`.
+    fn single_slot(jobs: &[(u32, u32, u32)]) -> FlexProblem {
+        let items = jobs
+            .iter()
+            .map(|&(p, w, a)| FlexItem {
+                work: p as f64,
+                min: 0,
+                max: 1,
+                facts: JobFacts {
+                    arrival: a as f64,
+                    weight: w as f64,
+                    deadline: Some(a as f64 + 2.0 * p as f64),
+                    sla: vec![],
+                    isolated: p as f64,
+                    tail: 0.0,
+                },
+            })
+            .collect();
+        FlexProblem { capacity: 1, start: 100.0, items }
+    }
+
+    /// The objective's value when the items run one after another in `order` from the start.
+    fn value_of_order(objective: Objective, problem: &FlexProblem, order: &[usize]) -> f64 {
+        let mut t = problem.start;
+        let mut values = Vec::new();
+        for &i in order {
+            t += problem.items[i].work;
+            values.push(objective.penalty(&problem.items[i].facts).eval(t));
+        }
+        objective.aggregate_values(values)
+    }
+
+    proptest! {
+        /// On a single slot the whole pipeline (order + packing) is optimal for the exact
+        /// objectives: its schedule's value equals the best over all orders (up to 7 jobs). One
+        /// slot with free preemption gains nothing over some order for these regular objectives.
+        #[test]
+        fn single_slot_pipeline_is_optimal(
+            jobs in prop::collection::vec((1u32..20, 1u32..6, 0u32..50), 1..8),
+            which in 0usize..20,
+        ) {
+            let exact: Vec<Objective> = Objective::ALL.iter().copied()
+                .filter(|o| o.is_exact() && !matches!(o, Objective::TotalSla | Objective::MaxSla)).collect();
+            let objective = exact[which % exact.len()];
+            let problem = single_slot(&jobs);
+            let sol = solve(objective, &problem);
+            // The packed schedule runs jobs back to back in priority order.
+            let got = objective.aggregate_values(
+                problem.items.iter().zip(&sol.completion).map(|(it, &c)| objective.penalty(&it.facts).eval(c)),
+            );
+            let best = permutations(jobs.len()).iter()
+                .map(|o| value_of_order(objective, &problem, o)).fold(f64::INFINITY, f64::min);
+            prop_assert!((got - best).abs() <= 1e-9 * best.abs().max(1.0), "{}: {} vs best {}", objective, got, best);
+            let by_order = value_of_order(objective, &problem, &sol.order);
+            prop_assert!((by_order - got).abs() <= 1e-9 * got.abs().max(1.0), "{}: {} vs {}", objective, by_order, got);
+        }
+    }
+
     proptest! {
         /// For every objective and pool mode: targets within capacity, within [min, max] when the
         /// minima fit, never above demand; every active job listed once; deterministic.
