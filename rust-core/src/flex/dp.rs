@@ -352,22 +352,8 @@ pub fn max_cost(durations: &[f64], sequence: &[usize], start: f64, cost: impl Fn
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::flex::testutil::permutations;
     use proptest::prelude::*;
-
-    fn permutations(n: usize) -> Vec<Vec<usize>> {
-        if n == 0 {
-            return vec![vec![]];
-        }
-        let mut out = Vec::new();
-        for p in permutations(n - 1) {
-            for i in 0..=p.len() {
-                let mut q = p.clone();
-                q.insert(i, n - 1);
-                out.push(q);
-            }
-        }
-        out
-    }
 
     #[test]
     fn lateness_without_precedence_is_edd() {

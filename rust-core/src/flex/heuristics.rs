@@ -157,6 +157,7 @@ pub fn modified_due_date(durations: &[f64], due: &[Option<f64>], start: f64) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::flex::testutil::permutations;
     use proptest::prelude::*;
 
     fn tardy(durations: &[f64], due: &[Option<f64>], w: &[f64], seq: &[usize]) -> f64 {
@@ -179,21 +180,6 @@ mod tests {
             sum += due[j].map_or(0.0, |d| (t - d).max(0.0));
         }
         sum
-    }
-
-    fn permutations(n: usize) -> Vec<Vec<usize>> {
-        if n == 0 {
-            return vec![vec![]];
-        }
-        let mut out = Vec::new();
-        for p in permutations(n - 1) {
-            for i in 0..=p.len() {
-                let mut q = p.clone();
-                q.insert(i, n - 1);
-                out.push(q);
-            }
-        }
-        out
     }
 
     #[test]

@@ -43,6 +43,26 @@ pub mod packing;
 pub mod precedence;
 pub mod smith;
 
+/// Helpers shared by the unit tests of the FLEX modules.
+#[cfg(test)]
+pub(crate) mod testutil {
+    /// Every permutation of `0..n` (for brute-force optima; n <= 8).
+    pub fn permutations(n: usize) -> Vec<Vec<usize>> {
+        if n == 0 {
+            return vec![vec![]];
+        }
+        let mut out = Vec::new();
+        for p in permutations(n - 1) {
+            for i in 0..=p.len() {
+                let mut q = p.clone();
+                q.insert(i, n - 1);
+                out.push(q);
+            }
+        }
+        out
+    }
+}
+
 use crate::config::EngineConfig;
 use crate::error::Result;
 use crate::model::{JobId, JobState, Phase, Time};
@@ -283,6 +303,7 @@ mod tests {
     use crate::model::{JobSpec, Locality};
     use crate::policy::PoolMode;
     use proptest::prelude::*;
+    use testutil::permutations;
 
     fn snapshot_jobs(specs: Vec<JobSpec>) -> (Vec<JobState>, Vec<JobId>) {
         let jobs: Vec<JobState> =
@@ -421,21 +442,6 @@ mod tests {
                 s.deadline_ms = deadline.map(|d| submit + d);
                 s
             })
-    }
-
-    fn permutations(n: usize) -> Vec<Vec<usize>> {
-        if n == 0 {
-            return vec![vec![]];
-        }
-        let mut out = Vec::new();
-        for p in permutations(n - 1) {
-            for i in 0..=p.len() {
-                let mut q = p.clone();
-                q.insert(i, n - 1);
-                out.push(q);
-            }
-        }
-        out
     }
 
     /// A single-slot problem (S = 1, every job m = 0, M = 1) of jobs `(work, weight, arrival)`.

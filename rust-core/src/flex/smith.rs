@@ -173,6 +173,7 @@ pub fn weighted_completion_sum(items: &[SmithItem], sequence: &[usize]) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::flex::testutil::permutations;
     use proptest::prelude::*;
 
     fn it(work: f64, weight: f64) -> SmithItem {
@@ -223,21 +224,6 @@ mod tests {
             let Some((d, kappa, ..)) = best else { break };
             out.extend((next[d]..=kappa).map(|k| (d, k)));
             next[d] = kappa + 1;
-        }
-        out
-    }
-
-    fn permutations(n: usize) -> Vec<Vec<usize>> {
-        if n == 0 {
-            return vec![vec![]];
-        }
-        let mut out = Vec::new();
-        for p in permutations(n - 1) {
-            for i in 0..=p.len() {
-                let mut q = p.clone();
-                q.insert(i, n - 1);
-                out.push(q);
-            }
         }
         out
     }
