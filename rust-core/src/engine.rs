@@ -114,7 +114,8 @@ pub struct Engine {
     /// Per phase: (rank, phase, job) of every runnable entry.
     spare: [BTreeSet<(u32, u8, u32)>; 2],
     choices: Vec<Choice>,
-    touched: Vec<(u32, u8)>,
+    /// Pass-1 bookkeeping of one heartbeat: (original under entry, tentative key now in the set).
+    touched: Vec<((u32, u32, u8, u32), Option<u32>)>,
     stats: EngineStats,
 }
 
@@ -580,7 +581,15 @@ impl Engine {
             let phase = if ph == 0 { Phase::Map } else { Phase::Reduce };
             let job = JobId(jid);
             self.under[ph as usize].remove(&entry);
-            self.touched.push((jid, ph));
+            // Remember the entry as it was before this heartbeat (first pop only).
+            let t = match self.touched.iter().position(|&((_, _, p, j), _)| p == ph && j == jid) {
+                Some(t) => t,
+                None => {
+                    self.touched.push((entry, None));
+                    self.touched.len() - 1
+                }
+            };
+            self.touched[t].1 = None;
             let locality = self.allowed_locality(job, phase);
             let j = &self.jobs[jid as usize];
             let already =
@@ -594,6 +603,7 @@ impl Engine {
                 if running < target && pending_left > 0 {
                     let key = (running as u64 * SCALE / target as u64) as u32;
                     self.under[ph as usize].insert((key, rank, ph, jid));
+                    self.touched[t].1 = Some(key);
                 }
             } else {
                 self.skips[jid as usize] += 1;
@@ -635,10 +645,14 @@ impl Engine {
                 }
             }
         }
-        // Undo pass 1's tentative removals: the host's task_started events make them real.
-        for i in 0..self.touched.len() {
-            let (jid, _) = self.touched[i];
-            self.reindex(JobId(jid));
+        // Undo pass 1's tentative changes: the host's task_started events make them real. Only the
+        // under entries moved (the spare set and the index slots are untouched), so restore just them.
+        for &(orig, tentative) in &self.touched {
+            let (_, rank, ph, jid) = orig;
+            if let Some(key) = tentative {
+                self.under[ph as usize].remove(&(key, rank, ph, jid));
+            }
+            self.under[ph as usize].insert(orig);
         }
         Ok(&self.choices)
     }
@@ -861,6 +875,22 @@ mod tests {
         assert_eq!(e.job(a).unwrap().status, JobStatus::Finished);
         assert_eq!(e.job(a).unwrap().finished_ms, Some(170));
         assert!(e.active().is_empty());
+    }
+
+    #[test]
+    fn unanswered_heartbeats_leave_the_index_as_it_was() {
+        let mut e = engine("fair", PoolMode::Split);
+        let n = e.add_node("h1", "/r1", 3, 2);
+        for k in 0..4 {
+            e.submit(JobSpec::new(k, 5, 2), k).unwrap();
+        }
+        let first: Vec<Choice> = e.node_update(n, [3, 2], 0).unwrap().to_vec();
+        assert!(!first.is_empty());
+        // Nothing launched: the next heartbeat sees the same state and answers the same.
+        for _ in 0..3 {
+            assert_eq!(e.node_update(n, [3, 2], 0).unwrap(), first.as_slice());
+        }
+        assert_eq!(launch_all(&mut e, n, [3, 2]).iter().map(|l| l.2).sum::<u32>(), 3);
     }
 
     #[test]

@@ -43,9 +43,10 @@
 //! - **Minisum tardiness** is NP-hard; it uses Baker and Bertrand's modified due date rule
 //!   (dispatch the job with the smallest `max(p_j, D_j − t)`), in `O(n log n)` with two heaps.
 //! - **Minisum SLA** (paper: "only the minimax problem is appropriate") uses the backwards rule
-//!   as a heuristic: repeatedly put last the job whose SLA cost at the current end is smallest.
-//!   It is optimal for the minimax problem and, for step costs, never puts last a job that could
-//!   still avoid a step when another job's cost there is no higher.
+//!   as a greedy heuristic: repeatedly put last the job whose SLA cost at the current end is
+//!   smallest (ties: the longer job last, so cost-free jobs run shortest first). It is Lawler's
+//!   optimal rule for the minimax problem; for the sum it carries no optimality guarantee, but it
+//!   pushes jobs that are already lost, or cost nothing, behind the ones that can still be saved.
 //! - **Deadlines missing**: a job without a deadline is never tardy (tardy jobs, tardiness) and
 //!   has no SLA cost without SLA steps; for lateness its deadline is its arrival (lateness =
 //!   response time), so lateness stays linear and jobs without deadlines are not ignored.
