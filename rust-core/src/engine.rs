@@ -82,6 +82,9 @@ pub struct EngineStats {
     pub finished: u64,
 }
 
+/// An entry of the under-allocated index: (relative allocation, rank, phase, job).
+type UnderEntry = (u32, u32, u8, u32);
+
 /// Per-(job, phase) key in the under-allocated index: relative allocation in millionths.
 const SCALE: u64 = 1_000_000;
 
@@ -115,7 +118,7 @@ pub struct Engine {
     spare: [BTreeSet<(u32, u8, u32)>; 2],
     choices: Vec<Choice>,
     /// Pass-1 bookkeeping of one heartbeat: (original under entry, tentative key now in the set).
-    touched: Vec<((u32, u32, u8, u32), Option<u32>)>,
+    touched: Vec<(UnderEntry, Option<u32>)>,
     stats: EngineStats,
 }
 
