@@ -35,7 +35,8 @@ use super::precedence::Precedence;
 /// Whether item `a` should go last rather than `b`, given their costs at the current time.
 #[inline]
 fn goes_last_before(fa: f64, da: f64, a: usize, fb: f64, db: f64, b: usize) -> bool {
-    match fa.total_cmp(&fb) {
+    // `partial_cmp` so that -0.0 and 0.0 tie; costs are never NaN.
+    match fa.partial_cmp(&fb).unwrap_or(Ordering::Equal) {
         Ordering::Less => true,
         Ordering::Greater => false,
         Ordering::Equal => match da.total_cmp(&db) {

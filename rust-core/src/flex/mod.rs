@@ -31,7 +31,7 @@
 //!   problem (it would idle slots and delay the interim sequence); its reduce work is in its map
 //!   tail instead.
 //! - **Plan order.** In one pool it is the FLEX order. With two pools the plan lists jobs by
-//!   their best position in any pool's order (ties: map pool first, then submission order), which
+//!   their best position in any pool's order (equal positions: the map pool's job first), which
 //!   is exact for the usual case of a job having work in one pool at a time.
 //! - **Predicted completion** = now + packed completion + tail, rounded up to a ms; none when the
 //!   packing says the job cannot finish (no slots for it in any interval).
