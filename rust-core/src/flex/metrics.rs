@@ -13,8 +13,8 @@
 //! | `weighted_avg_stretch` | w_j (t − a_j) / W_j | minisum | Smith, w = w_j/W_j | yes |
 //! | `avg_lateness` | t − D_j | minisum | Smith, w = 1 | yes |
 //! | `weighted_avg_lateness` | w_j (t − D_j) | minisum | Smith | yes |
-//! | `tardy_jobs` | 1[t > D_j] | minisum | Moore-Hodgson | yes (1‖ΣU_j) |
-//! | `weighted_tardy_jobs` | w_j 1[t > D_j] | minisum | Moore-Hodgson, drop least w/p | heuristic |
+//! | `tardy_jobs` | `1[t > D_j]` | minisum | Moore-Hodgson | yes (1‖ΣU_j) |
+//! | `weighted_tardy_jobs` | `w_j 1[t > D_j]` | minisum | Moore-Hodgson, drop least w/p | heuristic |
 //! | `total_tardiness` | max(0, t − D_j) | minisum | modified due date (MDD) | heuristic |
 //! | `total_sla` | SLA step cost | minisum | backward greedy (least cost last) | heuristic |
 //! | `max_response_time` | t − a_j | minimax | backwards DP | yes |
