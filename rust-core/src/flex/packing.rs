@@ -25,7 +25,7 @@
 //! so only a zero-length interval differs.
 //!
 //! **Two implementations, one rule.**
-//! - [`pack_traced`] is the literal loop with a ready list for any [`Precedence`] (chains, DAGs):
+//! - [`pack_with_precedence`] is the literal loop with a ready list for any [`Precedence`] (chains, DAGs):
 //!   it recomputes the allocation each interval, `O(J · |L1|)`, and can record every interval.
 //! - [`pack`] is the fast path for independent jobs (FLEX). Without precedence the ready list only
 //!   shrinks, so allocations only grow and only the *frontier* moves: when a job completes its
@@ -85,7 +85,7 @@ pub struct Packing {
     pub first: Vec<u32>,
     /// Completion time per job, relative to the start (∞ = never, see the module docs).
     pub completion: Vec<f64>,
-    /// Every interval, when traced ([`pack_traced`] with `trace = true`); empty otherwise.
+    /// Every interval, when traced ([`pack_with_precedence`] with `trace = true`); empty otherwise.
     pub intervals: Vec<Interval>,
 }
 
@@ -131,7 +131,13 @@ pub fn allocate(capacity: u32, ready: &[usize], jobs: &[PackJob], out: &mut [u32
 }
 
 /// The literal ready-list packing for any precedence; records intervals when `trace`.
-pub fn pack_traced(capacity: u32, jobs: &[PackJob], order: &[usize], precedence: &Precedence, trace: bool) -> Packing {
+pub fn pack_with_precedence(
+    capacity: u32,
+    jobs: &[PackJob],
+    order: &[usize],
+    precedence: &Precedence,
+    trace: bool,
+) -> Packing {
     let n = jobs.len();
     let rank = ranks(order, n);
     let mut open_pred: Vec<usize> = (0..n).map(|j| precedence.predecessors(j).len()).collect();
@@ -327,7 +333,7 @@ impl Frontier<'_> {
 }
 
 /// Fast packing for independent jobs: the first allocation and every completion, `O(J log J)`.
-/// Same results as [`pack_traced`] with no precedence (up to float rounding of completions).
+/// Same results as [`pack_with_precedence`] with no precedence (up to float rounding of completions).
 pub fn pack(capacity: u32, jobs: &[PackJob], order: &[usize]) -> Packing {
     let n = jobs.len();
     let rank = ranks(order, n);
@@ -414,7 +420,7 @@ mod tests {
     fn example_abc() {
         // Digest §3.5: S = 10; A = (24,2,6), B = (30,1,10), C = (15,3,4): T = 4, 5, 6.9.
         let jobs = [job(24.0, 2, 6), job(30.0, 1, 10), job(15.0, 3, 4)];
-        let p = pack_traced(10, &jobs, &[0, 1, 2], &Precedence::none(3), true);
+        let p = pack_with_precedence(10, &jobs, &[0, 1, 2], &Precedence::none(3), true);
         let ends: Vec<f64> = p.intervals.iter().map(|i| i.end).collect();
         assert!(close(ends[0], 4.0) && close(ends[1], 5.0) && close(ends[2], 6.9), "{ends:?}");
         assert_eq!(allocs(&p), vec![vec![6, 1, 3], vec![7, 3], vec![10]]);
@@ -431,7 +437,7 @@ mod tests {
         // d1 -> d2 plus e1; S = 4; d1 = (6,1,3), d2 = (4,1,3), e1 = (8,1,4): T = 2, 10/3, 4.5.
         let jobs = [job(6.0, 1, 3), job(4.0, 1, 3), job(8.0, 1, 4)];
         let prec = Precedence::chains(&[2, 1]);
-        let p = pack_traced(4, &jobs, &[0, 1, 2], &prec, true);
+        let p = pack_with_precedence(4, &jobs, &[0, 1, 2], &prec, true);
         let ends: Vec<f64> = p.intervals.iter().map(|i| i.end).collect();
         assert!(close(ends[0], 2.0) && close(ends[1], 10.0 / 3.0) && close(ends[2], 4.5), "{ends:?}");
         assert_eq!(allocs(&p), vec![vec![3, 1], vec![3, 1], vec![4]]);
@@ -442,7 +448,7 @@ mod tests {
     fn example_tie_goes_by_priority_then_zero_length() {
         // A = (20,2,6), B = (30,1,10), C = (10,3,4): A and C both finish at 10/3.
         let jobs = [job(20.0, 2, 6), job(30.0, 1, 10), job(10.0, 3, 4)];
-        let p = pack_traced(10, &jobs, &[0, 1, 2], &Precedence::none(3), true);
+        let p = pack_with_precedence(10, &jobs, &[0, 1, 2], &Precedence::none(3), true);
         assert_eq!(p.intervals[0].completed, 0);
         assert_eq!(p.intervals[1].completed, 2);
         assert!(close(p.intervals[0].end, 10.0 / 3.0));
@@ -460,7 +466,7 @@ mod tests {
         assert!(close(p.completion[1], 5.0));
         // Minima 3 + 3 + 3 > S = 7: priority order gets 3, 3, 1; then 3 + 3 after the first ends.
         let jobs = [job(3.0, 3, 5), job(30.0, 3, 5), job(30.0, 3, 5)];
-        let slow = pack_traced(7, &jobs, &[0, 1, 2], &Precedence::none(3), true);
+        let slow = pack_with_precedence(7, &jobs, &[0, 1, 2], &Precedence::none(3), true);
         assert_eq!(slow.first, vec![3, 3, 1]);
         assert_eq!(slow.intervals[1].alloc, vec![(1, 4), (2, 3)]);
         let fast = pack(7, &jobs, &[0, 1, 2]);
@@ -497,7 +503,7 @@ mod tests {
         #[test]
         fn invariants_hold((cap, jobs, order) in instance()) {
             let n = jobs.len();
-            let p = pack_traced(cap, &jobs, &order, &Precedence::none(n), true);
+            let p = pack_with_precedence(cap, &jobs, &order, &Precedence::none(n), true);
             let mut done_work = vec![0.0f64; n];
             for iv in &p.intervals {
                 let total: u32 = iv.alloc.iter().map(|a| a.1).sum();
@@ -550,7 +556,7 @@ mod tests {
             // Topological priority order: sort the random order's chains by their first item.
             let mut topo: Vec<usize> = order.clone();
             topo.sort_by_key(|&j| j);
-            let p = pack_traced(cap.max(1), &jobs, &topo, &prec, true);
+            let p = pack_with_precedence(cap.max(1), &jobs, &topo, &prec, true);
             for iv in &p.intervals {
                 for &(j, s) in &iv.alloc {
                     if s > 0 {
