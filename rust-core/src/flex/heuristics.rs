@@ -212,7 +212,9 @@ mod tests {
     proptest! {
         /// Unweighted Moore-Hodgson is optimal for the number of tardy jobs (brute force, <= 7).
         #[test]
-        fn moore_hodgson_is_optimal_unweighted(jobs in prop::collection::vec((1u32..10, prop::option::of(1u32..40)), 1..8)) {
+        fn moore_hodgson_is_optimal_unweighted(
+            jobs in prop::collection::vec((1u32..10, prop::option::of(1u32..40)), 1..8),
+        ) {
             let p: Vec<f64> = jobs.iter().map(|j| j.0 as f64).collect();
             let d: Vec<Option<f64>> = jobs.iter().map(|j| j.1.map(f64::from)).collect();
             let w = vec![1.0; p.len()];
@@ -223,7 +225,9 @@ mod tests {
 
         /// The heuristics always return a permutation.
         #[test]
-        fn heuristics_return_permutations(jobs in prop::collection::vec((0u32..10, prop::option::of(0u32..40), 1u32..5), 0..40)) {
+        fn heuristics_return_permutations(
+            jobs in prop::collection::vec((0u32..10, prop::option::of(0u32..40), 1u32..5), 0..40),
+        ) {
             let p: Vec<f64> = jobs.iter().map(|j| j.0 as f64).collect();
             let d: Vec<Option<f64>> = jobs.iter().map(|j| j.1.map(f64::from)).collect();
             let w: Vec<f64> = jobs.iter().map(|j| j.2 as f64).collect();

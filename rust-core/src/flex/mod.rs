@@ -522,13 +522,18 @@ mod tests {
             prop_assert_eq!(plan.entries.len(), jobs.len());
             prop_assert_eq!(&FlexPolicy::new(objective).plan(&snap), &plan);
             for pool in cluster.pools() {
-                let total: u32 = plan.entries.iter().map(|e| pool.phases.iter().map(|p| e.target[p.idx()]).sum::<u32>()).sum();
+                let in_pool = |e: &crate::policy::PlanEntry| pool.phases.iter().map(|p| e.target[p.idx()]).sum::<u32>();
+                let total: u32 = plan.entries.iter().map(in_pool).sum();
                 prop_assert!(total <= pool.capacity);
                 let sum_min: u32 = jobs.iter().filter(|j| pool_demand(j, &pool) > 0)
-                    .map(|j| { let (m, mx) = slot_bounds(j, pool.capacity); m.min(mx.min(pool_demand(j, &pool))) }).sum();
+                    .map(|j| {
+                        let (m, mx) = slot_bounds(j, pool.capacity);
+                        m.min(mx.min(pool_demand(j, &pool)))
+                    })
+                    .sum();
                 for e in &plan.entries {
                     let j = &jobs[e.job.0 as usize];
-                    let got: u32 = pool.phases.iter().map(|p| e.target[p.idx()]).sum();
+                    let got: u32 = in_pool(e);
                     let demand = pool_demand(j, &pool);
                     let (min, max) = slot_bounds(j, pool.capacity);
                     prop_assert!(got <= demand && got <= max);

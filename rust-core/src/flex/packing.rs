@@ -535,13 +535,15 @@ mod tests {
             }
             for j in 0..n {
                 if p.completion[j].is_finite() {
-                    prop_assert!(close(done_work[j], jobs[j].work), "job {} did {} of {}", j, done_work[j], jobs[j].work);
+                    let (did, had) = (done_work[j], jobs[j].work);
+                    prop_assert!(close(did, had), "job {} did {} of {}", j, did, had);
                 }
             }
             let fast = pack(cap, &jobs, &order);
             prop_assert_eq!(&fast.first, &p.first);
             for j in 0..n {
-                prop_assert!(close(fast.completion[j], p.completion[j]), "job {}: {} vs {}", j, fast.completion[j], p.completion[j]);
+                let (a, b) = (fast.completion[j], p.completion[j]);
+                prop_assert!(close(a, b), "job {}: {} vs {}", j, a, b);
             }
             // Deterministic.
             prop_assert_eq!(pack(cap, &jobs, &order), fast);
