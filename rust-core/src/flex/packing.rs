@@ -200,19 +200,27 @@ pub fn pack_with_precedence(
     out
 }
 
-/// Heap entry of the fast path: predicted completion of the job at rank `rank`.
-#[derive(Clone, Copy, Debug)]
+/// Heap entry of the fast path: predicted completion of the job at rank `rank`. The time is kept
+/// as the bit pattern of a non-negative float, which orders like the float and compares as an
+/// integer (the heap's hot loop).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Due {
-    time: f64,
+    time_bits: u64,
     rank: u32,
     version: u32,
 }
-impl PartialEq for Due {
-    fn eq(&self, other: &Self) -> bool {
-        self.cmp(other) == Ordering::Equal
+
+impl Due {
+    fn new(time: f64, rank: usize, version: u32) -> Due {
+        // `+ 0.0` turns a -0.0 into +0.0; times are never negative.
+        Due { time_bits: (time.max(0.0) + 0.0).to_bits(), rank: rank as u32, version }
+    }
+
+    fn time(&self) -> f64 {
+        f64::from_bits(self.time_bits)
     }
 }
-impl Eq for Due {}
+
 impl PartialOrd for Due {
     fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
         Some(self.cmp(other))
@@ -220,8 +228,8 @@ impl PartialOrd for Due {
 }
 impl Ord for Due {
     fn cmp(&self, other: &Self) -> Ordering {
-        // Min-heap on (time, rank).
-        other.time.total_cmp(&self.time).then(other.rank.cmp(&self.rank))
+        // Min-heap on (time, rank); the version never decides (at most one valid entry per rank).
+        (other.time_bits, other.rank, other.version).cmp(&(self.time_bits, self.rank, self.version))
     }
 }
 
@@ -267,7 +275,7 @@ impl Frontier<'_> {
         self.slots[r] = s;
         self.version[r] = self.version[r].wrapping_add(1);
         if s > 0 {
-            self.heap.push(Due { time: t + r_now / s as f64, rank: r as u32, version: self.version[r] });
+            self.heap.push(Due::new(t + r_now / s as f64, r, self.version[r]));
         }
     }
 
@@ -376,7 +384,7 @@ pub fn pack(capacity: u32, jobs: &[PackJob], order: &[usize]) -> Packing {
     let mut t = 0.0f64;
     while let Some(e) = fr.pop_next() {
         let r = e.rank as usize;
-        t = e.time.max(t);
+        t = e.time().max(t);
         out.completion[by_rank[r]] = t;
         let (lo, hi) = fr.band(r);
         let before_frontier = fr.f == NIL || r < fr.f;

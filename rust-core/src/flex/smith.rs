@@ -64,16 +64,26 @@ pub fn cmp_ratio(p1: f64, w1: f64, p2: f64, w2: f64) -> Ordering {
 /// Sorted on the rounded quotient first: division rounds monotonically, so unequal quotients
 /// order the exact ratios the same way; only equal quotients need the exact cross-product test.
 pub fn smith_order(items: &[SmithItem]) -> Vec<usize> {
-    let mut keyed: Vec<(f64, u32)> = items.iter().enumerate().map(|(i, it)| (it.work / it.weight, i as u32)).collect();
-    // The comparator is an exact comparison of rationals plus the index, hence a total order.
-    keyed.sort_unstable_by(|&(ra, a), &(rb, b)| {
-        ra.total_cmp(&rb)
-            .then_with(|| {
+    // Non-negative floats order like their bit patterns (+ 0.0 turns -0.0 into +0.0), so the
+    // main sort compares plain integers; runs of equal quotients are then settled exactly.
+    let mut keyed: Vec<(u64, u32)> =
+        items.iter().enumerate().map(|(i, it)| ((it.work / it.weight + 0.0).to_bits(), i as u32)).collect();
+    keyed.sort_unstable();
+    let mut start = 0;
+    while start < keyed.len() {
+        let mut end = start + 1;
+        while end < keyed.len() && keyed[end].0 == keyed[start].0 {
+            end += 1;
+        }
+        if end - start > 1 {
+            // The comparator is an exact comparison of rationals plus the index: a total order.
+            keyed[start..end].sort_by(|&(_, a), &(_, b)| {
                 let (x, y) = (&items[a as usize], &items[b as usize]);
-                cmp_ratio(x.work, x.weight, y.work, y.weight)
-            })
-            .then(a.cmp(&b))
-    });
+                cmp_ratio(x.work, x.weight, y.work, y.weight).then(a.cmp(&b))
+            });
+        }
+        start = end;
+    }
     keyed.into_iter().map(|(_, i)| i as usize).collect()
 }
 
