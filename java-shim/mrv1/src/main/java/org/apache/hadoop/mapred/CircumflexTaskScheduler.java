@@ -1,5 +1,6 @@
 package org.apache.hadoop.mapred;
 
+import io.circumflex.CircumflexConfigException;
 import io.circumflex.CircumflexException;
 import io.circumflex.CircumflexInternalException;
 import io.circumflex.CircumflexInvalidJobException;
@@ -65,11 +66,13 @@ import org.apache.hadoop.net.Node;
  *       on {@code jobRemoved}.
  * </ul>
  *
- * <p><b>Failure policy.</b> The JobTracker must never crash because of the scheduler. If the
- * native library cannot load, the configuration is invalid at start, or the engine fails
- * internally (a caught native panic), the scheduler falls back to FIFO order (priority, then
- * submission time) for good, logging each distinct error once; {@link #refresh()} can bring the
- * engine back with a valid configuration. Errors about one job (an unknown id after the engine
+ * <p><b>Failure policy.</b> The JobTracker must never crash because of the scheduler. An invalid
+ * {@code circumflex.*} value at start-up stops {@link #start()} with a message naming the key (an
+ * operator error, reported before any job runs, as the YARN shim does); an invalid value at
+ * {@link #refresh()} keeps the running configuration. If the native library cannot load or the
+ * engine fails internally (a caught native panic), the scheduler falls back to FIFO order
+ * (priority, then submission time), logging each distinct error once; a successful
+ * {@link #refresh()} brings the engine back. Errors about one job (an unknown id after the engine
  * completed it) are logged once and ignored.
  *
  * <p><b>Threads.</b> Hadoop calls {@code assignTasks} under the JobTracker lock and listeners under
@@ -125,6 +128,10 @@ public class CircumflexTaskScheduler extends TaskScheduler {
       fallbackReason = null;
       LOG.info("Circumflex scheduler started: native library " + NativeEngine.init(null)
           + ", configuration " + ConfKeys.schedulerKeys(resolved(conf)));
+    } catch (CircumflexConfigException e) {
+      // An operator error, the same on every try: refuse to start (as the YARN shim does) rather
+      // than run a policy nobody asked for.
+      throw new IOException("Circumflex configuration invalid, JobTracker not started: " + e.getMessage(), e);
     } catch (CircumflexException | LinkageError e) {
       engine = null;
       fallbackReason = e.getMessage();
@@ -616,7 +623,7 @@ public class CircumflexTaskScheduler extends TaskScheduler {
    */
   @Override
   public synchronized void refresh() throws IOException {
-    JobConf fresh = new JobConf();
+    Configuration fresh = reloadConfiguration();
     NativeEngine candidate;
     try {
       candidate = createEngine(fresh);
@@ -673,6 +680,11 @@ public class CircumflexTaskScheduler extends TaskScheduler {
     // Pending counts and readiness follow at the next heartbeat (sent* were reset above); calling
     // into jobs here, outside the JobTracker's lock, could deadlock against job events.
     LOG.info("Circumflex configuration refreshed: " + ConfKeys.schedulerKeys(resolved(fresh)));
+  }
+
+  /** The configuration {@link #refresh()} applies: {@code mapred-site.xml} read anew. Tests override it. */
+  protected Configuration reloadConfiguration() {
+    return new JobConf();
   }
 
   private static NativeEngine createEngine(Configuration c) {
