@@ -49,6 +49,7 @@ public class FairSchedulingIT {
       assertTrue(job.getID() + " succeeded", job.isSuccessful());
       times.add(cluster.times(job.getID()));
     }
+    System.out.println("job times (JobTracker ms): " + times);
     for (int i = 0; i < times.size(); i++) {
       for (int j = i + 1; j < times.size(); j++) {
         assertTrue("map phases overlap under fair: " + times.get(i) + " / " + times.get(j),

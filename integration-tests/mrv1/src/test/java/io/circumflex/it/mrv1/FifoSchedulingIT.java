@@ -10,6 +10,8 @@ import java.util.Collections;
 import java.util.List;
 import org.apache.hadoop.mapred.JobInProgress;
 import org.apache.hadoop.mapred.RunningJob;
+import org.codehaus.jackson.JsonNode;
+import org.codehaus.jackson.map.ObjectMapper;
 import org.junit.AfterClass;
 import org.junit.BeforeClass;
 import org.junit.Test;
@@ -48,6 +50,7 @@ public class FifoSchedulingIT {
       assertTrue(job.getID() + " succeeded", job.isSuccessful());
       times.add(cluster.times(job.getID()));
     }
+    System.out.println("job times (JobTracker ms): " + times);
     for (int i = 1; i < times.size(); i++) {
       assertTrue("submission order " + times, times.get(i - 1).submit <= times.get(i).submit);
       assertTrue("fifo finishes in submission order: " + times, times.get(i - 1).finish <= times.get(i).finish);
@@ -56,8 +59,30 @@ public class FifoSchedulingIT {
     }
     assertTrue("the engine stayed in charge: " + cluster.scheduler().getFallbackReason(),
         cluster.scheduler().isEngineActive());
-    String status = cluster.scheduler().getEngineStatusJson();
-    assertTrue(status, status.contains("fifo"));
+    assertEngineSawEveryTask(cluster.scheduler().getEngineStatusJson(), jobs, 4, 1);
+  }
+
+  /**
+   * The engine's own view (status JSON) agrees with Hadoop's: each job finished, with every map
+   * and reduce reported finished, so task starts and ends were forwarded from the heartbeats.
+   */
+  static void assertEngineSawEveryTask(String statusJson, List<RunningJob> jobs, int maps, int reduces)
+      throws IOException {
+    JsonNode status = new ObjectMapper().readTree(statusJson);
+    assertEquals(statusJson, "fifo", status.get("policy").getTextValue());
+    for (RunningJob job : jobs) {
+      JsonNode found = null;
+      for (JsonNode j : status.get("jobs")) {
+        if (job.getID().toString().equals(j.get("external_id").getTextValue())) {
+          found = j;
+        }
+      }
+      assertTrue("engine knows " + job.getID() + ": " + statusJson, found != null);
+      assertEquals(found.toString(), "finished", found.get("status").getTextValue());
+      assertEquals(found.toString(), maps, found.get("phases").get(0).get("finished").getIntValue());
+      assertEquals(found.toString(), reduces, found.get("phases").get(1).get("finished").getIntValue());
+      assertEquals(found.toString(), 0, found.get("phases").get(0).get("running").getIntValue());
+    }
   }
 
   @Test

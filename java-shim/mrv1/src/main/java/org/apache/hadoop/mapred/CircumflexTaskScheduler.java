@@ -290,7 +290,8 @@ public class CircumflexTaskScheduler extends TaskScheduler {
       int phase = choices[base + 1];
       int count = choices[base + 2];
       int allowed = choices[base + 3];
-      if (job == null || job.jip.getStatus().getRunState() != JobStatus.RUNNING) {
+      if (job == null || (phase != NativeEngine.MAP && phase != NativeEngine.REDUCE)
+          || job.jip.getStatus().getRunState() != JobStatus.RUNNING) {
         continue;
       }
       TaskType type = phase == NativeEngine.MAP ? TaskType.MAP : TaskType.REDUCE;
@@ -329,6 +330,9 @@ public class CircumflexTaskScheduler extends TaskScheduler {
     if (job.engineId < 0 || node.engineId < 0) {
       return;
     }
+    // The engine adjusts its pending count on every task event; resend Hadoop's at the next heartbeat.
+    job.sentPendingMap = -1;
+    job.sentPendingReduce = -1;
     try {
       e.taskStarted(job.engineId, phase, node.engineId, locality, now);
     } catch (CircumflexInternalException | LinkageError ex) {
@@ -413,6 +417,8 @@ public class CircumflexTaskScheduler extends TaskScheduler {
           ? status.getFinishTime() - status.getStartTime()
           : now - l.launchedAt;
       if (e != null && l.job.engineId >= 0 && l.node.engineId >= 0 && !l.job.finished) {
+        l.job.sentPendingMap = -1;
+        l.job.sentPendingReduce = -1;
         try {
           e.taskFinished(l.job.engineId, l.phase, l.node.engineId, Math.max(0, duration), success, now);
         } catch (CircumflexInternalException | LinkageError ex) {
