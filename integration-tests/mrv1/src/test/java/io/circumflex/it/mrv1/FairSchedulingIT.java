@@ -2,15 +2,13 @@ package io.circumflex.it.mrv1;
 
 import static org.junit.Assert.assertTrue;
 
-import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.List;
 import org.apache.hadoop.mapred.JobInProgress;
 import org.apache.hadoop.mapred.RunningJob;
-import org.junit.AfterClass;
-import org.junit.BeforeClass;
+import org.junit.ClassRule;
 import org.junit.Test;
 
 /**
@@ -19,35 +17,24 @@ import org.junit.Test;
  * would not do with more maps per job than the cluster has map slots.
  */
 public class FairSchedulingIT {
-  private static Mrv1Cluster cluster;
-
-  @BeforeClass
-  public static void startCluster() throws IOException {
-    cluster = new Mrv1Cluster(2, 2, 1, Collections.singletonMap("circumflex.policy", "fair"));
-  }
-
-  @AfterClass
-  public static void stopCluster() {
-    if (cluster != null) {
-      cluster.close();
-    }
-  }
+  @ClassRule
+  public static final Mrv1Cluster.PerClass CLUSTER = new Mrv1Cluster.PerClass(Collections.singletonMap("circumflex.policy", "fair"));
 
   @Test
   public void concurrentJobsShareTheClusterAndAllSucceed() throws Exception {
     List<RunningJob> jobs = new ArrayList<RunningJob>();
     for (int i = 0; i < 3; i++) {
-      jobs.add(cluster.submitSleep("fair-" + i, 6, 1, 2000, 500, null));
+      jobs.add(CLUSTER.get().submitSleep("fair-" + i, 6, 1, 2000, 500, null));
       Thread.sleep(300);
     }
     Thread.sleep(1500);
-    Collection<JobInProgress> queued = cluster.scheduler().getJobs("default");
+    Collection<JobInProgress> queued = CLUSTER.get().scheduler().getJobs("default");
     assertTrue("getJobs lists the running jobs: " + queued.size(), queued.size() >= 1);
     List<Mrv1Cluster.JobTimes> times = new ArrayList<Mrv1Cluster.JobTimes>();
     for (RunningJob job : jobs) {
       Mrv1Cluster.await(job);
       assertTrue(job.getID() + " succeeded", job.isSuccessful());
-      times.add(cluster.times(job.getID()));
+      times.add(CLUSTER.get().times(job.getID()));
     }
     System.out.println("job times (JobTracker ms): " + times);
     for (int i = 0; i < times.size(); i++) {
@@ -56,7 +43,7 @@ public class FairSchedulingIT {
             times.get(j).firstMapStart < times.get(i).lastMapFinish);
       }
     }
-    assertTrue("the engine stayed in charge: " + cluster.scheduler().getFallbackReason(),
-        cluster.scheduler().isEngineActive());
+    assertTrue("the engine stayed in charge: " + CLUSTER.get().scheduler().getFallbackReason(),
+        CLUSTER.get().scheduler().isEngineActive());
   }
 }

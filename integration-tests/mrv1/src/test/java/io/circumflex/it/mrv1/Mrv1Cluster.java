@@ -10,6 +10,7 @@ import org.apache.hadoop.mapred.JobClient;
 import org.apache.hadoop.mapred.JobConf;
 import org.apache.hadoop.mapred.JobID;
 import org.apache.hadoop.mapred.JobInProgress;
+import org.apache.hadoop.mapred.JobStatus;
 import org.apache.hadoop.mapred.JobTracker;
 import org.apache.hadoop.mapred.MiniMRCluster;
 import org.apache.hadoop.mapred.RunningJob;
@@ -108,6 +109,19 @@ public final class Mrv1Cluster implements Closeable {
     }
   }
 
+  /**
+   * Blocks until {@code job} is RUNNING (its setup task done, so it can take map slots) or complete.
+   */
+  public void awaitRunning(RunningJob job) throws InterruptedException {
+    while (true) {
+      int state = jobTracker().getJob(job.getID()).getStatus().getRunState();
+      if (state != JobStatus.PREP) {
+        return;
+      }
+      Thread.sleep(50);
+    }
+  }
+
   /** Times of a job as the JobTracker recorded them, in JobTracker ms. */
   public JobTimes times(JobID id) throws IOException {
     JobInProgress jip = jobTracker().getJob(id);
@@ -115,8 +129,10 @@ public final class Mrv1Cluster implements Closeable {
     long lastFinish = 0;
     long lastMapFinish = 0;
     long firstMapStart = Long.MAX_VALUE;
+    long lastMapStart = 0;
     for (TaskReport r : jobTracker().getMapTaskReports(id)) {
       firstMapStart = Math.min(firstMapStart, r.getStartTime());
+      lastMapStart = Math.max(lastMapStart, r.getStartTime());
       lastMapFinish = Math.max(lastMapFinish, r.getFinishTime());
     }
     firstStart = firstMapStart;
@@ -126,12 +142,40 @@ public final class Mrv1Cluster implements Closeable {
       lastFinish = Math.max(lastFinish, r.getFinishTime());
     }
     return new JobTimes(id.toString(), jip.getStartTime(), firstStart, lastFinish, jip.getFinishTime(),
-        firstMapStart, lastMapFinish);
+        firstMapStart, lastMapStart, lastMapFinish);
   }
 
   @Override
   public void close() {
     cluster.shutdown();
+  }
+
+  /** A JUnit class rule: one cluster (2 trackers x 2 map + 1 reduce slots) per test class under a policy. */
+  public static final class PerClass extends org.junit.rules.ExternalResource {
+    private final Map<String, String> schedulerConf;
+    private Mrv1Cluster cluster;
+
+    /** A cluster whose scheduler gets {@code schedulerConf} ({@code circumflex.*} keys). */
+    public PerClass(Map<String, String> schedulerConf) {
+      this.schedulerConf = schedulerConf;
+    }
+
+    @Override
+    protected void before() throws IOException {
+      cluster = new Mrv1Cluster(2, 2, 1, schedulerConf);
+    }
+
+    @Override
+    protected void after() {
+      if (cluster != null) {
+        cluster.close();
+      }
+    }
+
+    /** The running cluster. */
+    public Mrv1Cluster get() {
+      return cluster;
+    }
   }
 
   /** A job's recorded times. */
@@ -146,16 +190,18 @@ public final class Mrv1Cluster implements Closeable {
     /** Job finish (after its cleanup task). */
     public final long finish;
     public final long firstMapStart;
+    public final long lastMapStart;
     public final long lastMapFinish;
 
     JobTimes(String id, long submit, long firstTaskStart, long lastTaskFinish, long finish, long firstMapStart,
-        long lastMapFinish) {
+        long lastMapStart, long lastMapFinish) {
       this.id = id;
       this.submit = submit;
       this.firstTaskStart = firstTaskStart;
       this.lastTaskFinish = lastTaskFinish;
       this.finish = finish;
       this.firstMapStart = firstMapStart;
+      this.lastMapStart = lastMapStart;
       this.lastMapFinish = lastMapFinish;
     }
 
@@ -167,7 +213,7 @@ public final class Mrv1Cluster implements Closeable {
     @Override
     public String toString() {
       return id + "[submit=" + submit + " tasks=" + firstTaskStart + ".." + lastTaskFinish + " maps="
-          + firstMapStart + ".." + lastMapFinish + " finish=" + finish + "]";
+          + firstMapStart + "/" + lastMapStart + ".." + lastMapFinish + " finish=" + finish + "]";
     }
   }
 }

@@ -320,26 +320,20 @@ public class CircumflexTaskScheduler extends TaskScheduler {
         assigned.add(task);
         free[phase] -= Math.max(1, task.getNumSlotsRequired());
         launched.put(task.getTaskID(), new Launched(job, phase, node, locality, now));
-        reportStarted(e, job, phase, node, locality, now);
+        reportStarted(job, phase, node, locality, now);
       }
     }
     return assigned;
   }
 
-  private void reportStarted(NativeEngine e, TrackedJob job, int phase, TrackedNode node, int locality, long now) {
+  private void reportStarted(TrackedJob job, int phase, TrackedNode node, int locality, long now) {
     if (job.engineId < 0 || node.engineId < 0) {
       return;
     }
     // The engine adjusts its pending count on every task event; resend Hadoop's at the next heartbeat.
     job.sentPendingMap = -1;
     job.sentPendingReduce = -1;
-    try {
-      e.taskStarted(job.engineId, phase, node.engineId, locality, now);
-    } catch (CircumflexInternalException | LinkageError ex) {
-      degrade("taskStarted", ex);
-    } catch (CircumflexException ex) {
-      onceLog.warn("taskStarted:" + ex.getMessage(), "Circumflex ignored a task start: " + ex.getMessage(), null);
-    }
+    withEngine("taskStarted", "a task start", eng -> eng.taskStarted(job.engineId, phase, node.engineId, locality, now));
   }
 
   /**
@@ -402,7 +396,6 @@ public class CircumflexTaskScheduler extends TaskScheduler {
    * reduce readiness, and jobs that reached a final state.
    */
   private void syncJobs(long now) {
-    NativeEngine e = engine;
     for (Iterator<Map.Entry<TaskAttemptID, Launched>> it = launched.entrySet().iterator(); it.hasNext();) {
       Map.Entry<TaskAttemptID, Launched> entry = it.next();
       Launched l = entry.getValue();
@@ -416,18 +409,13 @@ public class CircumflexTaskScheduler extends TaskScheduler {
       long duration = status != null && status.getFinishTime() > 0 && status.getStartTime() > 0
           ? status.getFinishTime() - status.getStartTime()
           : now - l.launchedAt;
-      if (e != null && l.job.engineId >= 0 && l.node.engineId >= 0 && !l.job.finished) {
+      if (l.job.engineId >= 0 && l.node.engineId >= 0 && !l.job.finished) {
         l.job.sentPendingMap = -1;
         l.job.sentPendingReduce = -1;
-        try {
-          e.taskFinished(l.job.engineId, l.phase, l.node.engineId, Math.max(0, duration), success, now);
-        } catch (CircumflexInternalException | LinkageError ex) {
-          degrade("taskFinished", ex);
-          e = null;
-        } catch (CircumflexException ex) {
-          // The engine completes a job itself once every task has finished; later reports are moot.
-          onceLog.warn("taskFinished:" + ex.getMessage(), "Circumflex ignored a task end: " + ex.getMessage(), null);
-        }
+        // An unknown-job answer is expected here: the engine completes a job itself once every task
+        // has finished, so a late report is moot.
+        withEngine("taskFinished", "a task end",
+            eng -> eng.taskFinished(l.job.engineId, l.phase, l.node.engineId, Math.max(0, duration), success, now));
       }
     }
     for (Iterator<TrackedJob> it = jobs.values().iterator(); it.hasNext();) {
@@ -438,32 +426,27 @@ public class CircumflexTaskScheduler extends TaskScheduler {
         jobsByEngineId.remove(job.engineId);
         continue;
       }
-      if (e == null || job.engineId < 0) {
+      if (engine == null || job.engineId < 0) {
         continue;
       }
       boolean running = job.jip.getStatus().getRunState() == JobStatus.RUNNING;
       int pendingMap = running ? job.jip.pendingMaps() : 0;
       int pendingReduce = running ? job.jip.pendingReduces() : 0;
       boolean ready = running && job.jip.scheduleReduces();
-      try {
+      withEngine("setPending", "a job update", eng -> {
         if (pendingMap != job.sentPendingMap) {
-          e.setPending(job.engineId, NativeEngine.MAP, pendingMap);
+          eng.setPending(job.engineId, NativeEngine.MAP, pendingMap);
           job.sentPendingMap = pendingMap;
         }
         if (pendingReduce != job.sentPendingReduce) {
-          e.setPending(job.engineId, NativeEngine.REDUCE, pendingReduce);
+          eng.setPending(job.engineId, NativeEngine.REDUCE, pendingReduce);
           job.sentPendingReduce = pendingReduce;
         }
         if (job.sentReady == null || ready != job.sentReady) {
-          e.setReducesReady(job.engineId, ready);
+          eng.setReducesReady(job.engineId, ready);
           job.sentReady = ready;
         }
-      } catch (CircumflexInternalException | LinkageError ex) {
-        degrade("setPending", ex);
-        e = null;
-      } catch (CircumflexException ex) {
-        onceLog.warn("setPending:" + ex.getMessage(), "Circumflex ignored a job update: " + ex.getMessage(), null);
-      }
+      });
     }
   }
 
@@ -495,16 +478,8 @@ public class CircumflexTaskScheduler extends TaskScheduler {
       return;
     }
     job.finished = true;
-    NativeEngine e = engine;
-    if (e == null || job.engineId < 0) {
-      return;
-    }
-    try {
-      e.finishJob(job.engineId, now);
-    } catch (CircumflexInternalException | LinkageError ex) {
-      degrade("finishJob", ex);
-    } catch (CircumflexException ex) {
-      onceLog.warn("finishJob:" + ex.getMessage(), "Circumflex ignored a job end: " + ex.getMessage(), null);
+    if (job.engineId >= 0) {
+      withEngine("finishJob", "a job end", eng -> eng.finishJob(job.engineId, now));
     }
   }
 
@@ -519,25 +494,18 @@ public class CircumflexTaskScheduler extends TaskScheduler {
       node = new TrackedNode(name, tts.getHost(), rackOf(tts.getHost()));
       nodes.put(name, node);
     }
-    NativeEngine e = engine;
-    if (e == null) {
-      return node;
-    }
     int maps = tts.getMaxMapSlots();
     int reduces = tts.getMaxReduceSlots();
-    try {
-      if (node.engineId < 0) {
-        node.engineId = e.addNode(node.host, node.rack, maps, reduces);
-      } else if (maps != node.mapSlots || reduces != node.reduceSlots) {
-        e.setNodeCapacity(node.engineId, maps, reduces);
+    TrackedNode n = node;
+    withEngine("addNode", "tracker " + name, eng -> {
+      if (n.engineId < 0) {
+        n.engineId = eng.addNode(n.host, n.rack, maps, reduces);
+      } else if (maps != n.mapSlots || reduces != n.reduceSlots) {
+        eng.setNodeCapacity(n.engineId, maps, reduces);
       }
-      node.mapSlots = maps;
-      node.reduceSlots = reduces;
-    } catch (CircumflexInternalException | LinkageError ex) {
-      degrade("addNode", ex);
-    } catch (CircumflexException ex) {
-      onceLog.warn("addNode:" + ex.getMessage(), "Circumflex ignored tracker " + name + ": " + ex.getMessage(), null);
-    }
+      n.mapSlots = maps;
+      n.reduceSlots = reduces;
+    });
     return node;
   }
 
@@ -567,15 +535,8 @@ public class CircumflexTaskScheduler extends TaskScheduler {
         continue;
       }
       it.remove();
-      NativeEngine e = engine;
-      if (e != null && node.engineId >= 0) {
-        try {
-          e.removeNode(node.engineId, now);
-        } catch (CircumflexInternalException | LinkageError ex) {
-          degrade("removeNode", ex);
-        } catch (CircumflexException ex) {
-          onceLog.warn("removeNode:" + ex.getMessage(), "Circumflex ignored a lost tracker: " + ex.getMessage(), null);
-        }
+      if (node.engineId >= 0) {
+        withEngine("removeNode", "a lost tracker", eng -> eng.removeNode(node.engineId, now));
       }
     }
   }
@@ -590,21 +551,14 @@ public class CircumflexTaskScheduler extends TaskScheduler {
   public synchronized Collection<JobInProgress> getJobs(String queueName) {
     List<JobInProgress> ordered = new ArrayList<JobInProgress>();
     Set<JobID> added = new HashSet<JobID>();
-    NativeEngine e = engine;
-    if (e != null) {
-      try {
-        for (Integer id : PlanOrder.jobIds(e.planJson())) {
-          TrackedJob t = jobsByEngineId.get(id);
-          if (t != null && added.add(t.jip.getJobID())) {
-            ordered.add(t.jip);
-          }
+    withEngine("planJson", "the plan", eng -> {
+      for (Integer id : PlanOrder.jobIds(eng.planJson())) {
+        TrackedJob t = jobsByEngineId.get(id);
+        if (t != null && added.add(t.jip.getJobID())) {
+          ordered.add(t.jip);
         }
-      } catch (CircumflexInternalException | LinkageError ex) {
-        degrade("planJson", ex);
-      } catch (CircumflexException ex) {
-        onceLog.warn("planJson:" + ex.getMessage(), "Circumflex plan unavailable: " + ex.getMessage(), null);
       }
-    }
+    });
     for (JobInProgress jip : fifoOrder(jobs.values())) {
       if (added.add(jip.getJobID())) {
         ordered.add(jip);
@@ -729,6 +683,32 @@ public class CircumflexTaskScheduler extends TaskScheduler {
     } catch (RuntimeException ex) {
       onceLog.warn("tick:" + ex, "Circumflex tick failed: " + ex, ex);
     }
+  }
+
+  /** One call on the engine. */
+  private interface EngineCall {
+    void run(NativeEngine engine);
+  }
+
+  /**
+   * Runs {@code call} on the engine unless in fallback. An internal failure (native panic, missing
+   * library) switches to FIFO; any other engine error concerns one event ({@code what}) and is
+   * logged once and ignored. Returns whether the call completed.
+   */
+  private boolean withEngine(String operation, String what, EngineCall call) {
+    NativeEngine e = engine;
+    if (e == null) {
+      return false;
+    }
+    try {
+      call.run(e);
+      return true;
+    } catch (CircumflexInternalException | LinkageError ex) {
+      degrade(operation, ex);
+    } catch (CircumflexException ex) {
+      onceLog.warn(operation + ":" + ex.getMessage(), "Circumflex ignored " + what + ": " + ex.getMessage(), null);
+    }
+    return false;
   }
 
   /** Switches to FIFO fallback after an engine failure; logs each distinct error once. */
