@@ -27,7 +27,7 @@ use crate::config::EngineConfig;
 use crate::error::{Error, Result};
 use crate::model::{JobId, JobSpec, JobState, JobStatus, Locality, NodeId, Phase, Time};
 use crate::policies;
-use crate::policy::{Admission, ClusterView, Plan, Policy, PoolMode, Snapshot};
+use crate::policy::{Admission, AssignmentRule, ClusterView, Plan, Policy, PoolMode, Snapshot};
 
 /// One entry of a node-update answer: offer up to `count` tasks of `job`'s `phase` on the node,
 /// at locality no worse than `locality`. The host walks choices in order until the node is full;
@@ -239,7 +239,10 @@ impl Engine {
     /// scheduled.
     pub fn submit(&mut self, spec: JobSpec, now: Time) -> Result<(JobId, Admission)> {
         spec.validate()?;
-        let id = JobId(u32::try_from(self.jobs.len()).map_err(|_| Error::job("job count", self.jobs.len(), "fewer than 2^32 jobs"))?);
+        let id = JobId(
+            u32::try_from(self.jobs.len())
+                .map_err(|_| Error::job("job count", self.jobs.len(), "fewer than 2^32 jobs"))?,
+        );
         self.jobs.push(JobState::new(id, spec));
         self.rank.push(u32::MAX);
         self.target.push([0, 0]);
@@ -308,13 +311,21 @@ impl Engine {
     }
 
     /// A task of `job`'s `phase` started on `node` at `locality`.
-    pub fn task_started(&mut self, job: JobId, phase: Phase, node: NodeId, locality: Locality, now: Time) -> Result<()> {
+    pub fn task_started(
+        &mut self,
+        job: JobId,
+        phase: Phase,
+        node: NodeId,
+        locality: Locality,
+        now: Time,
+    ) -> Result<()> {
         let slot = self.slot_of(phase);
         self.node_mut(node)?.running[slot] += 1;
         let j = self.job_mut(job)?;
         let p = j.phase_mut(phase);
         p.pending = p.pending.saturating_sub(1);
         p.running += 1;
+        p.running_start_sum = p.running_start_sum.saturating_add(now);
         p.total = p.total.max(p.finished + p.running + p.pending);
         j.started_ms.get_or_insert(now);
         if phase == Phase::Map {
@@ -331,14 +342,32 @@ impl Engine {
 
     /// A task of `job`'s `phase` on `node` ended after `duration_ms`. A failed task goes back to
     /// pending. When every task of the job has finished the job completes (and re-plans).
-    pub fn task_finished(&mut self, job: JobId, phase: Phase, node: NodeId, duration_ms: Time, success: bool, now: Time) -> Result<()> {
+    pub fn task_finished(
+        &mut self,
+        job: JobId,
+        phase: Phase,
+        node: NodeId,
+        duration_ms: Time,
+        success: bool,
+        now: Time,
+    ) -> Result<()> {
         let slot = self.slot_of(phase);
         if let Some(n) = self.nodes.get_mut(node.0 as usize) {
             n.running[slot] = n.running[slot].saturating_sub(1);
         }
+        let log_finishes = self.policy.needs_task_finish_times();
         let j = self.job_mut(job)?;
+        if success && log_finishes {
+            j.task_finish_ms[phase.idx()].push(now);
+        }
         let p = j.phase_mut(phase);
+        if p.running > 0 {
+            p.running_start_sum = p.running_start_sum.saturating_sub(now.saturating_sub(duration_ms.max(0)));
+        }
         p.running = p.running.saturating_sub(1);
+        if p.running == 0 {
+            p.running_start_sum = 0;
+        }
         if success {
             p.finished += 1;
             let d = duration_ms.clamp(0, crate::model::MAX_TASK_MS);
@@ -347,7 +376,12 @@ impl Engine {
         } else {
             p.pending += 1;
         }
+        // A finished map phase makes reduces runnable: a significant event, re-plan at the next tick.
+        let map_phase_done = phase == Phase::Map && success && p.pending == 0 && p.running == 0;
         let done = j.phases.iter().all(|p| p.pending == 0 && p.running == 0 && p.finished >= p.total);
+        if map_phase_done {
+            self.dirty = true;
+        }
         if done {
             self.finish_job(job, now)?;
         } else {
@@ -528,6 +562,10 @@ impl Engine {
         self.stats.node_updates += 1;
         self.choices.clear();
         self.touched.clear();
+        if let AssignmentRule::StrictPriority { cap_at_target, reserve_reduces } = self.plan.rule {
+            self.strict_priority_choices(free, cap_at_target, reserve_reduces);
+            return Ok(&self.choices);
+        }
         let shared = self.config.pool_mode == PoolMode::Shared;
         let mut budget = if shared { [free[0], free[0]] } else { free };
         let total_free = if shared { free[0] } else { free[0] + free[1] };
@@ -547,7 +585,8 @@ impl Engine {
             self.touched.push((jid, ph));
             let locality = self.allowed_locality(job, phase);
             let j = &self.jobs[jid as usize];
-            let already = self.choices.iter().filter(|c| c.job == job && c.phase == phase).map(|c| c.count).sum::<u32>();
+            let already =
+                self.choices.iter().filter(|c| c.job == job && c.phase == phase).map(|c| c.count).sum::<u32>();
             let running = j.phase(phase).running + already + 1;
             let target = self.target[jid as usize][phase.idx()];
             let pending_left = j.phase(phase).pending.saturating_sub(already + 1);
@@ -568,7 +607,9 @@ impl Engine {
             while self.choices.len() < max_choices && budget.iter().any(|&b| b > 0) {
                 let next = match iter_from {
                     None => self.spare.iter().next().copied(),
-                    Some(k) => self.spare.range((std::ops::Bound::Excluded(k), std::ops::Bound::Unbounded)).next().copied(),
+                    Some(k) => {
+                        self.spare.range((std::ops::Bound::Excluded(k), std::ops::Bound::Unbounded)).next().copied()
+                    }
                 };
                 let Some(entry) = next else { break };
                 iter_from = Some(entry);
@@ -579,7 +620,8 @@ impl Engine {
                     continue;
                 }
                 let job = JobId(jid);
-                let already: u32 = self.choices.iter().filter(|c| c.job == job && c.phase == phase).map(|c| c.count).sum();
+                let already: u32 =
+                    self.choices.iter().filter(|c| c.job == job && c.phase == phase).map(|c| c.count).sum();
                 let pending = self.jobs[jid as usize].phase(phase).pending;
                 if pending <= already {
                     continue;
@@ -608,12 +650,88 @@ impl Engine {
         Ok(&self.choices)
     }
 
+    /// [`AssignmentRule::StrictPriority`]: walk the plan in rank order. Maps: each runnable job in
+    /// turn takes what it can (up to its target when capped). Reduces: with `reserve_reduces`,
+    /// RTMR's Algorithm IV, repeated for each free reduce slot of the node (one call per slot is
+    /// what "a freed slot is reused at once" means in the paper's model); otherwise plan order.
+    fn strict_priority_choices(&mut self, free: [u32; 2], cap_at_target: bool, reserve_reduces: bool) {
+        let shared = self.config.pool_mode == PoolMode::Shared;
+        let mut budget = if shared { [free[0], free[0]] } else { free };
+        let max_choices = (2 * (budget[0] + budget[1]) as usize + 8).min(1024);
+        // Cluster-wide free reduce slots (shared pool: free slots of the pool), for reservations.
+        let slot = self.slot_of(Phase::Reduce);
+        let mut cluster_free: u32 =
+            self.nodes.iter().filter(|n| n.alive).map(|n| n.capacity[slot].saturating_sub(n.running[slot])).sum();
+        for phase in Phase::ALL {
+            let b = if shared { 0 } else { phase.idx() };
+            loop {
+                if budget[b] == 0 || self.choices.len() >= max_choices {
+                    break;
+                }
+                let mut reserved: u64 = 0;
+                let mut picked = None;
+                for e in &self.plan.entries {
+                    let j = &self.jobs[e.job.0 as usize];
+                    if !j.is_active() {
+                        continue;
+                    }
+                    if phase == Phase::Reduce && reserve_reduces && reserved >= cluster_free as u64 {
+                        break;
+                    }
+                    let mut offered = 0;
+                    let mut waits_for_locality = false;
+                    for c in self.choices.iter().filter(|c| c.job == e.job && c.phase == phase) {
+                        offered += c.count;
+                        waits_for_locality |= c.locality != Locality::Any;
+                    }
+                    if waits_for_locality {
+                        // Delay scheduling: skipped for locality this heartbeat; lower ranks may go.
+                        continue;
+                    }
+                    let p = j.phase(phase);
+                    let mut can = if j.runnable(phase) { p.pending.saturating_sub(offered) } else { 0 };
+                    if cap_at_target {
+                        can = can.min(e.target[phase.idx()].saturating_sub(p.running + offered));
+                    }
+                    if can > 0 {
+                        picked = Some((e.job, can));
+                        break;
+                    }
+                    if phase == Phase::Reduce && reserve_reduces && !j.reduces_ready() {
+                        reserved += j.phase(Phase::Reduce).total as u64;
+                    }
+                }
+                let Some((job, can)) = picked else { break };
+                let locality = self.allowed_locality(job, phase);
+                let count = if locality == Locality::Any {
+                    if phase == Phase::Reduce && reserve_reduces {
+                        1
+                    } else {
+                        can.min(budget[b])
+                    }
+                } else {
+                    1
+                };
+                self.push_choice_n(job, phase, count, locality);
+                if locality == Locality::Any {
+                    for _ in 0..count {
+                        Self::spend(&mut budget, shared, phase);
+                    }
+                    if phase == Phase::Reduce {
+                        cluster_free = cluster_free.saturating_sub(count);
+                    }
+                } else {
+                    // A restricted offer may not fit the node; it spends no budget, so the host
+                    // falls through to lower-ranked choices when it cannot be taken.
+                    self.skips[job.0 as usize] += 1;
+                }
+            }
+        }
+    }
+
     fn first_under_with_budget(&self, budget: &[u32; 2]) -> Option<(u32, u32, u8, u32)> {
         let shared = self.config.pool_mode == PoolMode::Shared;
-        self.under
-            .iter()
-            .find(|&&(_, _, ph, _)| if shared { budget[0] > 0 } else { budget[ph as usize] > 0 })
-            .copied()
+        self.under.iter().find(|&&(_, _, ph, _)| if shared { budget[0] > 0 } else { budget[ph as usize] > 0 }).copied()
     }
 
     fn spend(budget: &mut [u32; 2], shared: bool, phase: Phase) {
@@ -645,7 +763,13 @@ mod tests {
     use super::*;
 
     fn engine(policy: &str, mode: PoolMode) -> Engine {
-        let cfg = EngineConfig { policy: policy.into(), pool_mode: mode, node_locality_delay: 0, rack_locality_delay: 0, ..EngineConfig::default() };
+        let cfg = EngineConfig {
+            policy: policy.into(),
+            pool_mode: mode,
+            node_locality_delay: 0,
+            rack_locality_delay: 0,
+            ..EngineConfig::default()
+        };
         Engine::new(cfg).unwrap()
     }
 
@@ -738,7 +862,12 @@ mod tests {
 
     #[test]
     fn delay_scheduling_restricts_then_relaxes() {
-        let cfg = EngineConfig { policy: "fifo".into(), node_locality_delay: 2, rack_locality_delay: 1, ..EngineConfig::default() };
+        let cfg = EngineConfig {
+            policy: "fifo".into(),
+            node_locality_delay: 2,
+            rack_locality_delay: 1,
+            ..EngineConfig::default()
+        };
         let mut e = Engine::new(cfg).unwrap();
         let n = e.add_node("h1", "/r1", 1, 0);
         let a = e.submit(JobSpec::new(0, 5, 0), 0).unwrap().0;

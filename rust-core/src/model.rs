@@ -298,11 +298,7 @@ impl JobSpec {
                 return bad("max_slots", "0".into(), "at least 1 (or unset for no maximum)");
             }
             if self.min_slots > max {
-                return bad(
-                    "min_slots",
-                    self.min_slots.to_string(),
-                    &format!("at most max_slots ({max})"),
-                );
+                return bad("min_slots", self.min_slots.to_string(), &format!("at most max_slots ({max})"));
             }
         }
         if !(self.reduce_slowstart.is_finite() && (0.0..=1.0).contains(&self.reduce_slowstart)) {
@@ -335,12 +331,21 @@ pub struct PhaseState {
     pub observed_ms_sum: i64,
     /// Longest observed task duration.
     pub observed_ms_max: i64,
+    /// Sum of the start times of the running tasks, so the total elapsed time of running tasks
+    /// at `now` is `running * now - running_start_sum` without per-task state.
+    #[serde(default)]
+    pub running_start_sum: i64,
 }
 
 impl PhaseState {
     /// Tasks not yet finished.
     pub fn remaining(&self) -> u32 {
         self.pending + self.running
+    }
+
+    /// Total time the running tasks have been running at `now`.
+    pub fn running_elapsed_ms(&self, now: Time) -> i64 {
+        (self.running as i64).saturating_mul(now).saturating_sub(self.running_start_sum).max(0)
     }
 }
 
@@ -374,6 +379,14 @@ pub struct JobState {
     /// Whether the host says the job can run reduces now. When `None` the engine derives it from
     /// `reduce_slowstart`.
     pub reduces_ready_override: Option<bool>,
+    /// Finish time of every successful task per phase, in finish order; recorded only when the
+    /// policy asks for it (`Policy::needs_task_finish_times`).
+    #[serde(default, skip_serializing_if = "task_log_is_empty")]
+    pub task_finish_ms: [Vec<Time>; 2],
+}
+
+fn task_log_is_empty(log: &[Vec<Time>; 2]) -> bool {
+    log[0].is_empty() && log[1].is_empty()
 }
 
 /// Default duration assumed for a task when nothing is known yet (no estimate, nothing observed).
@@ -394,6 +407,7 @@ impl JobState {
             started_ms: None,
             finished_ms: None,
             reduces_ready_override: None,
+            task_finish_ms: [Vec::new(), Vec::new()],
         }
     }
 
@@ -430,9 +444,7 @@ impl JobState {
     /// Whether `phase` has a task that could start right now.
     #[inline]
     pub fn runnable(&self, phase: Phase) -> bool {
-        self.is_active()
-            && self.phase(phase).pending > 0
-            && (phase == Phase::Map || self.reduces_ready())
+        self.is_active() && self.phase(phase).pending > 0 && (phase == Phase::Map || self.reduces_ready())
     }
 
     /// Estimated duration of one task of `phase`: the observed mean once a task has finished,

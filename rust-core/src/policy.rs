@@ -63,9 +63,7 @@ impl ClusterView {
                 Some(Pool { capacity: self.map_slots, phases: MAP_ONLY }),
                 Some(Pool { capacity: self.reduce_slots, phases: REDUCE_ONLY }),
             ],
-            PoolMode::Shared => {
-                [Some(Pool { capacity: self.map_slots + self.reduce_slots, phases: BOTH }), None]
-            }
+            PoolMode::Shared => [Some(Pool { capacity: self.map_slots + self.reduce_slots, phases: BOTH }), None],
         };
         pools.into_iter().flatten()
     }
@@ -150,6 +148,28 @@ pub enum Admission {
     },
 }
 
+/// How the engine turns a plan into per-heartbeat choices. The policy picks the rule (it is part
+/// of the plan, so policies stay pure); the engine executes it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "rule", rename_all = "snake_case")]
+pub enum AssignmentRule {
+    /// The FLEX assignment layer: most under-allocated job relative to its target first, then
+    /// spare capacity in plan order. `O(k log n)` per heartbeat.
+    #[default]
+    Deficit,
+    /// Strict plan order, as Hadoop's JobQueueTaskScheduler and the real-time schedulers dispatch:
+    /// free slots go to the highest-ranked runnable job first. `O(n)` per heartbeat, meant for
+    /// admission-controlled queues, which are short.
+    StrictPriority {
+        /// Never run more tasks of a phase than its target (non-work-conserving caps, as the
+        /// Deadline Constraint scheduler's `n_m^min`).
+        cap_at_target: bool,
+        /// RTMR's reduce dispatcher (Algorithm IV): a job may start a reduce only while the cluster's
+        /// free reduce slots exceed the reduce counts of all higher-ranked jobs still in their map stage.
+        reserve_reduces: bool,
+    },
+}
+
 /// The output of one planning round: priority order and targets.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Plan {
@@ -157,6 +177,9 @@ pub struct Plan {
     pub computed_at: Time,
     /// Entries in priority order, highest first. Every active job appears exactly once.
     pub entries: Vec<PlanEntry>,
+    /// How heartbeats are answered from this plan.
+    #[serde(default)]
+    pub rule: AssignmentRule,
 }
 
 impl Plan {
@@ -199,7 +222,7 @@ impl<'a> PlanBuilder<'a> {
         for &id in snapshot.active {
             push(id, &mut entries, &mut pos);
         }
-        PlanBuilder { snapshot, plan: Plan { computed_at: snapshot.now, entries }, pos }
+        PlanBuilder { snapshot, plan: Plan { computed_at: snapshot.now, entries, rule: AssignmentRule::Deficit }, pos }
     }
 
     /// Sets the job's target in `pool` to `slots`. In a shared pool the slots go to runnable
@@ -222,6 +245,24 @@ impl<'a> PlanBuilder<'a> {
         let maps = slots.min(map_demand);
         entry.target[Phase::Map.idx()] = maps;
         entry.target[Phase::Reduce.idx()] = slots - maps;
+    }
+
+    /// Sets the job's targets for the phases of `pool` explicitly, `[map, reduce]` (entries of
+    /// phases outside the pool are ignored). For policies that decide per phase even in a shared pool.
+    pub fn set_phase_targets(&mut self, job: JobId, pool: &Pool, targets: [u32; 2]) {
+        let Some(&p) = self.pos.get(job.0 as usize) else { return };
+        if p == u32::MAX {
+            return;
+        }
+        let entry = &mut self.plan.entries[p as usize];
+        for &ph in pool.phases {
+            entry.target[ph.idx()] = targets[ph.idx()];
+        }
+    }
+
+    /// Sets how heartbeats are answered from this plan (default: [`AssignmentRule::Deficit`]).
+    pub fn set_rule(&mut self, rule: AssignmentRule) {
+        self.plan.rule = rule;
     }
 
     /// Records the policy's predicted completion for `job`.
@@ -256,6 +297,12 @@ pub trait Policy: Send {
 
     /// Told when a job finishes (for feedback controllers and learned estimates). Default: nothing.
     fn on_job_finished(&mut self, _snapshot: &Snapshot<'_>, _job: JobId) {}
+
+    /// Whether the engine should record every task's finish time in `JobState::task_finish_ms`
+    /// (RTMR's feedback controller needs them). Default: no, to keep memory flat.
+    fn needs_task_finish_times(&self) -> bool {
+        false
+    }
 }
 
 #[cfg(test)]
@@ -279,10 +326,7 @@ mod tests {
 
     #[test]
     fn builder_never_drops_an_active_job() {
-        let jobs = vec![
-            JobState::new(JobId(0), JobSpec::new(0, 1, 0)),
-            JobState::new(JobId(1), JobSpec::new(1, 1, 0)),
-        ];
+        let jobs = vec![JobState::new(JobId(0), JobSpec::new(0, 1, 0)), JobState::new(JobId(1), JobSpec::new(1, 1, 0))];
         let active = [JobId(0), JobId(1)];
         let cluster = ClusterView { map_slots: 1, reduce_slots: 1, mode: PoolMode::Split, nodes: 1 };
         let snap = Snapshot { now: 0, cluster, jobs: &jobs, active: &active };

@@ -10,20 +10,25 @@ use crate::error::{Error, Result};
 use crate::policy::Policy;
 
 /// Every policy name `create` accepts (test-only policies excluded).
-pub const POLICY_NAMES: &[&str] = &["fifo", "fair"];
+pub const POLICY_NAMES: &[&str] = &["fifo", "fair", "flex", "asrpt", "rtmr", "deadline-constraint", "adaptive"];
 
 /// Builds the configured policy, validating its parameters.
 pub fn create(config: &EngineConfig) -> Result<Box<dyn Policy>> {
     match config.policy.as_str() {
         "fifo" => Ok(Box::new(fifo::Fifo)),
         "fair" => Ok(Box::new(fair::Fair)),
+        "flex" => Ok(Box::new(crate::flex::FlexPolicy::from_config(config)?)),
+        "asrpt" => Ok(Box::new(crate::asrpt::policy::AsrptPolicy)),
+        "adaptive" => Ok(Box::new(crate::adaptive::scheduler::AdaptivePolicy::new(
+            crate::adaptive::scheduler::AdaptiveConfig::from_engine(config)?,
+        ))),
+        "deadline-constraint" => Ok(Box::new(crate::rtmr::dc::DeadlineConstraint::from_engine(config)?)),
+        "rtmr" => {
+            Ok(Box::new(crate::rtmr::policy::RtmrPolicy::new(crate::rtmr::policy::RtmrConfig::from_engine(config)?)))
+        }
         #[cfg(feature = "test-policies")]
         "test-panic" => Ok(Box::new(test_panic::PanicOnPlan)),
-        other => Err(Error::config(
-            crate::config::KEY_POLICY,
-            other,
-            format!("one of {}", POLICY_NAMES.join(", ")),
-        )),
+        other => Err(Error::config(crate::config::KEY_POLICY, other, format!("one of {}", POLICY_NAMES.join(", ")))),
     }
 }
 
@@ -45,7 +50,7 @@ pub mod test_panic {
             if !snapshot.active.is_empty() {
                 panic!("test-panic policy: deliberate panic with {} active jobs", snapshot.active.len());
             }
-            Plan { computed_at: snapshot.now, entries: Vec::new() }
+            Plan { computed_at: snapshot.now, ..Plan::default() }
         }
     }
 }

@@ -1,0 +1,2 @@
+//! Benchmark placeholder until the FLEX branch lands its criterion benchmarks.
+fn main() {}

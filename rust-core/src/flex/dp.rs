@@ -1,0 +1,489 @@
+//! The backwards dynamic program (CIRCUMFLEX appendix B.2; Lawler's algorithm for
+//! `1|prec|f_max`): the optimal single-machine order for `max_j F_j(C_j)` with any non-decreasing
+//! penalties `F_j` and any precedence DAG.
+//!
+//! The sequence is built from the back: with `P` the total duration of the unscheduled items,
+//! the item that goes last is the eligible one with the smallest `F_j(start + P)`; it is removed
+//! and the step repeats. The output is the reverse of the removal order.
+//!
+//! Decisions (digest §3.4, §7.1), all tested:
+//! - **Eligibility**: an item may go last only when it has **no unscheduled successor**
+//!   (appendix B.2 line 2 prints the no-predecessor set, which is the forward rule; a slip).
+//! - **Ties** on `F`: the item with the larger duration goes last, then the larger index (callers
+//!   index jobs oldest first, so the newest goes last).
+//! - **Time**: `F` is evaluated at absolute times `start + P`; callers pass durations as
+//!   `remaining work / S` (the whole pool, digest §3.2) and `start` = now.
+//!
+//! Speed: the literal loop costs `O(n · |eligible|)`, `O(n²)` for independent jobs. Without
+//! precedence, two exact fast paths give the same sequence:
+//! - all penalties linear ([`Penalty::Linear`] and [`Penalty::Zero`]), or all tardiness-like
+//!   ([`Penalty::Tardiness`] and [`Penalty::Zero`]): a kinetic tournament tree over the lines
+//!   `slope · (t − origin)`, queried at decreasing `t`, `O(n log² n)`. For tardiness the tree
+//!   ranks by the line, whose minimiser also minimises `max(0, line)`, so ties on a zero penalty
+//!   are broken by the line first (still an argmin, hence still optimal).
+//! - all step functions ([`Penalty::Steps`] and [`Penalty::Zero`]): an ordered set keyed by the
+//!   current cost, updated at each step's due as `t` decreases, `O((n + steps) log n)`.
+//! Everything else (mixed kinds, or any precedence) runs the literal loop.
+
+use std::cmp::Ordering;
+use std::collections::{BTreeSet, BinaryHeap};
+
+use super::metrics::Penalty;
+use super::precedence::Precedence;
+
+/// Whether item `a` should go last rather than `b`, given their costs at the current time.
+#[inline]
+fn goes_last_before(fa: f64, da: f64, a: usize, fb: f64, db: f64, b: usize) -> bool {
+    match fa.total_cmp(&fb) {
+        Ordering::Less => true,
+        Ordering::Greater => false,
+        Ordering::Equal => match da.total_cmp(&db) {
+            Ordering::Greater => true,
+            Ordering::Less => false,
+            Ordering::Equal => a > b,
+        },
+    }
+}
+
+/// The literal backwards DP for any cost `cost(item, t)` non-decreasing in `t`, under
+/// `precedence`. Returns the items in sequence order (first to run first).
+pub fn backwards_dp(
+    durations: &[f64],
+    precedence: &Precedence,
+    start: f64,
+    cost: impl Fn(usize, f64) -> f64,
+) -> Vec<usize> {
+    let n = durations.len();
+    let mut open_succ: Vec<usize> = (0..n).map(|i| precedence.successors(i).len()).collect();
+    let mut eligible: Vec<usize> = (0..n).filter(|&i| open_succ[i] == 0).collect();
+    let mut t = start + durations.iter().sum::<f64>();
+    let mut removed = Vec::with_capacity(n);
+    while !eligible.is_empty() {
+        let mut best = 0usize;
+        let mut best_cost = cost(eligible[0], t);
+        for (k, &j) in eligible.iter().enumerate().skip(1) {
+            let c = cost(j, t);
+            let b = eligible[best];
+            if goes_last_before(c, durations[j], j, best_cost, durations[b], b) {
+                best = k;
+                best_cost = c;
+            }
+        }
+        let j = eligible.swap_remove(best);
+        removed.push(j);
+        t -= durations[j];
+        for &p in precedence.predecessors(j) {
+            let p = p as usize;
+            open_succ[p] -= 1;
+            if open_succ[p] == 0 {
+                eligible.push(p);
+            }
+        }
+    }
+    removed.reverse();
+    removed
+}
+
+/// The backwards DP over [`Penalty`] functions, taking an exact fast path when one applies
+/// (see the module docs). Same result as [`backwards_dp`] with `Penalty::eval` as the cost,
+/// except that tardiness ties at zero are broken by the underlying line.
+pub fn backwards_dp_penalties(
+    durations: &[f64],
+    penalties: &[Penalty],
+    precedence: &Precedence,
+    start: f64,
+) -> Vec<usize> {
+    debug_assert_eq!(durations.len(), penalties.len());
+    if precedence.is_unconstrained() {
+        let linear = penalties.iter().all(|p| matches!(p, Penalty::Linear { .. } | Penalty::Zero));
+        let tardy = penalties.iter().all(|p| matches!(p, Penalty::Tardiness { .. } | Penalty::Zero));
+        if linear || tardy {
+            let lines: Vec<Line> = penalties.iter().map(Line::proxy).collect();
+            return kinetic_lines(durations, &lines, start);
+        }
+        if penalties.iter().all(|p| matches!(p, Penalty::Steps(_) | Penalty::Zero)) {
+            return kinetic_steps(durations, penalties, start);
+        }
+    }
+    backwards_dp(durations, precedence, start, |j, t| penalties[j].eval(t))
+}
+
+/// `slope · (t − origin)`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Line {
+    /// Slope (>= 0).
+    pub slope: f64,
+    /// Zero crossing.
+    pub origin: f64,
+}
+
+impl Line {
+    /// The line that ranks a linear, tardiness or zero penalty.
+    pub fn proxy(p: &Penalty) -> Line {
+        match *p {
+            Penalty::Linear { slope, origin } => Line { slope, origin },
+            Penalty::Tardiness { slope, due } => Line { slope, origin: due },
+            Penalty::Steps(_) | Penalty::Zero => Line { slope: 0.0, origin: 0.0 },
+        }
+    }
+
+    #[inline]
+    fn eval(&self, t: f64) -> f64 {
+        self.slope * (t - self.origin)
+    }
+}
+
+const NONE: u32 = u32::MAX;
+
+/// Kinetic tournament tree: each node keeps the item its subtree would put last at the current
+/// time and the time (as `t` decreases) at or below which that answer may change.
+struct Tournament<'a> {
+    lines: &'a [Line],
+    durations: &'a [f64],
+    size: usize,
+    win: Vec<u32>,
+    cert: Vec<f64>,
+}
+
+impl<'a> Tournament<'a> {
+    fn new(lines: &'a [Line], durations: &'a [f64], t: f64) -> Tournament<'a> {
+        let size = lines.len().next_power_of_two().max(1);
+        let mut tr =
+            Tournament { lines, durations, size, win: vec![NONE; 2 * size], cert: vec![f64::NEG_INFINITY; 2 * size] };
+        for i in 0..lines.len() {
+            tr.win[size + i] = i as u32;
+        }
+        for node in (1..size).rev() {
+            tr.recompute(node, t);
+        }
+        tr
+    }
+
+    fn recompute(&mut self, node: usize, t: f64) {
+        let (a, b) = (self.win[2 * node], self.win[2 * node + 1]);
+        let child_cert = self.cert[2 * node].max(self.cert[2 * node + 1]);
+        if a == NONE || b == NONE {
+            self.win[node] = if a == NONE { b } else { a };
+            self.cert[node] = child_cert;
+            return;
+        }
+        let (ai, bi) = (a as usize, b as usize);
+        let (la, lb) = (self.lines[ai], self.lines[bi]);
+        let (fa, fb) = (la.eval(t), lb.eval(t));
+        let (w, wl, fw, ll, fl) = if goes_last_before(fa, self.durations[ai], ai, fb, self.durations[bi], bi) {
+            (a, la, fa, lb, fb)
+        } else {
+            (b, lb, fb, la, fa)
+        };
+        // As t decreases the loser catches up only if its slope is larger.
+        let local = if ll.slope > wl.slope {
+            let x = t - (fl - fw) / (ll.slope - wl.slope);
+            // Conservative by a hair: recomputing early is harmless, late would be wrong.
+            x + 1e-9 * x.abs().max(1.0)
+        } else {
+            f64::NEG_INFINITY
+        };
+        self.win[node] = w;
+        self.cert[node] = local.max(child_cert);
+    }
+
+    fn refresh(&mut self, node: usize, t: f64) {
+        if node >= self.size || self.cert[node] < t {
+            return;
+        }
+        self.refresh(2 * node, t);
+        self.refresh(2 * node + 1, t);
+        self.recompute(node, t);
+    }
+
+    fn remove(&mut self, item: usize, t: f64) {
+        let mut node = self.size + item;
+        self.win[node] = NONE;
+        node /= 2;
+        while node >= 1 {
+            self.recompute(node, t);
+            node /= 2;
+        }
+    }
+}
+
+/// Fast path for lines without precedence.
+fn kinetic_lines(durations: &[f64], lines: &[Line], start: f64) -> Vec<usize> {
+    let n = durations.len();
+    let mut t = start + durations.iter().sum::<f64>();
+    let mut tree = Tournament::new(lines, durations, t);
+    let mut removed = Vec::with_capacity(n);
+    for _ in 0..n {
+        tree.refresh(1, t);
+        let w = tree.win[1];
+        if w == NONE {
+            break;
+        }
+        let j = w as usize;
+        removed.push(j);
+        tree.remove(j, t);
+        t -= durations[j];
+    }
+    removed.reverse();
+    removed
+}
+
+/// Ordered-set key: smallest cost first, then larger duration, then larger index.
+#[derive(Clone, Copy, Debug)]
+struct StepKey {
+    cost: f64,
+    duration: f64,
+    item: usize,
+}
+
+impl PartialEq for StepKey {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+impl Eq for StepKey {}
+impl PartialOrd for StepKey {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for StepKey {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.cost.total_cmp(&other.cost).then(other.duration.total_cmp(&self.duration)).then(other.item.cmp(&self.item))
+    }
+}
+
+/// Max-heap entry: the due at or below which an item's cost drops.
+#[derive(Clone, Copy, Debug)]
+struct Breakpoint {
+    due: f64,
+    item: usize,
+}
+impl PartialEq for Breakpoint {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+impl Eq for Breakpoint {}
+impl PartialOrd for Breakpoint {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Breakpoint {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.due.total_cmp(&other.due).then(self.item.cmp(&other.item))
+    }
+}
+
+/// Fast path for step functions without precedence.
+fn kinetic_steps(durations: &[f64], penalties: &[Penalty], start: f64) -> Vec<usize> {
+    const EMPTY: &[(f64, f64)] = &[];
+    let steps_of = |j: usize| match &penalties[j] {
+        Penalty::Steps(s) => s.as_slice(),
+        _ => EMPTY,
+    };
+    let n = durations.len();
+    let mut t = start + durations.iter().sum::<f64>();
+    // level[j] = number of steps missed at t (due < t); cost = steps[level-1].1.
+    let mut level: Vec<usize> = (0..n).map(|j| steps_of(j).partition_point(|s| s.0 < t)).collect();
+    let cost = |j: usize, lvl: usize| {
+        if lvl == 0 {
+            0.0
+        } else {
+            steps_of(j)[lvl - 1].1
+        }
+    };
+    let mut set: BTreeSet<StepKey> = BTreeSet::new();
+    let mut heap: BinaryHeap<Breakpoint> = BinaryHeap::new();
+    for j in 0..n {
+        set.insert(StepKey { cost: cost(j, level[j]), duration: durations[j], item: j });
+        if level[j] > 0 {
+            heap.push(Breakpoint { due: steps_of(j)[level[j] - 1].0, item: j });
+        }
+    }
+    let mut gone = vec![false; n];
+    let mut removed = Vec::with_capacity(n);
+    while !set.is_empty() {
+        while let Some(&bp) = heap.peek() {
+            if bp.due < t {
+                break;
+            }
+            heap.pop();
+            let j = bp.item;
+            if gone[j] {
+                continue;
+            }
+            let old = StepKey { cost: cost(j, level[j]), duration: durations[j], item: j };
+            let steps = steps_of(j);
+            let mut lvl = level[j];
+            while lvl > 0 && steps[lvl - 1].0 >= t {
+                lvl -= 1;
+            }
+            level[j] = lvl;
+            set.remove(&old);
+            set.insert(StepKey { cost: cost(j, lvl), duration: durations[j], item: j });
+            if lvl > 0 {
+                heap.push(Breakpoint { due: steps[lvl - 1].0, item: j });
+            }
+        }
+        let Some(first) = set.pop_first() else { break };
+        let j = first.item;
+        gone[j] = true;
+        removed.push(j);
+        t -= durations[j];
+    }
+    removed.reverse();
+    removed
+}
+
+/// `max_j F_j(C_j)` of a single-machine sequence starting at `start`.
+pub fn max_cost(durations: &[f64], sequence: &[usize], start: f64, cost: impl Fn(usize, f64) -> f64) -> f64 {
+    let mut t = start;
+    let mut worst = f64::NEG_INFINITY;
+    for &j in sequence {
+        t += durations[j];
+        worst = worst.max(cost(j, t));
+    }
+    worst
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn permutations(n: usize) -> Vec<Vec<usize>> {
+        if n == 0 {
+            return vec![vec![]];
+        }
+        let mut out = Vec::new();
+        for p in permutations(n - 1) {
+            for i in 0..=p.len() {
+                let mut q = p.clone();
+                q.insert(i, n - 1);
+                out.push(q);
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn lateness_without_precedence_is_edd() {
+        // Digest §6.4: p = [2,3,1], D = [3,6,2]: sequence 3, 1, 2 with max lateness 0.
+        let p = [2.0, 3.0, 1.0];
+        let pen: Vec<Penalty> = [3.0, 6.0, 2.0].iter().map(|&d| Penalty::Linear { slope: 1.0, origin: d }).collect();
+        let none = Precedence::none(3);
+        let seq = backwards_dp(&p, &none, 0.0, |j, t| pen[j].eval(t));
+        assert_eq!(seq, vec![2, 0, 1]);
+        assert_eq!(max_cost(&p, &seq, 0.0, |j, t| pen[j].eval(t)), 0.0);
+        assert_eq!(backwards_dp_penalties(&p, &pen, &none, 0.0), seq);
+    }
+
+    #[test]
+    fn eligibility_is_no_unscheduled_successor() {
+        // 0 -> 1; job 0 has the cheapest cost at the end but must not go last.
+        let p = [1.0, 1.0];
+        let prec = Precedence::from_edges(2, &[(0, 1)]).unwrap();
+        let seq = backwards_dp(&p, &prec, 0.0, |j, t| if j == 0 { 0.0 } else { t });
+        assert_eq!(seq, vec![0, 1]);
+    }
+
+    #[test]
+    fn ties_put_the_longer_then_the_newer_last() {
+        let p = [1.0, 3.0, 2.0, 2.0];
+        let seq = backwards_dp(&p, &Precedence::none(4), 0.0, |_, t| t);
+        assert_eq!(seq, vec![0, 2, 3, 1], "makespan ties give SPT, newest last among equals");
+        let pen = vec![Penalty::Linear { slope: 1.0, origin: 0.0 }; 4];
+        assert_eq!(backwards_dp_penalties(&p, &pen, &Precedence::none(4), 0.0), seq);
+    }
+
+    #[test]
+    fn max_response_time_is_fifo() {
+        let p = [5.0, 1.0, 3.0];
+        let arrivals = [0.0, 2.0, 4.0];
+        let pen: Vec<Penalty> = arrivals.iter().map(|&a| Penalty::Linear { slope: 1.0, origin: a }).collect();
+        assert_eq!(backwards_dp_penalties(&p, &pen, &Precedence::none(3), 10.0), vec![0, 1, 2]);
+    }
+
+    fn penalty_strategy() -> impl Strategy<Value = Penalty> {
+        prop_oneof![
+            (1u32..5, 0u32..30).prop_map(|(s, o)| Penalty::Linear { slope: s as f64, origin: o as f64 }),
+            (1u32..5, 0u32..30).prop_map(|(s, d)| Penalty::Tardiness { slope: s as f64, due: d as f64 }),
+            prop::collection::vec((1u32..8, 1u32..4), 1..4).prop_map(|v| {
+                let mut due = 0.0;
+                let mut cost = 0.0;
+                Penalty::Steps(
+                    v.into_iter()
+                        .map(|(dd, dc)| {
+                            due += dd as f64;
+                            cost += dc as f64;
+                            (due, cost)
+                        })
+                        .collect(),
+                )
+            }),
+            Just(Penalty::Zero),
+        ]
+    }
+
+    fn brute(p: &[f64], pen: &[Penalty], prec: &Precedence, start: f64) -> f64 {
+        permutations(p.len())
+            .into_iter()
+            .filter(|o| prec.is_topological(o))
+            .map(|o| max_cost(p, &o, start, |j, t| pen[j].eval(t)))
+            .fold(f64::INFINITY, f64::min)
+    }
+
+    proptest! {
+        /// Digest §6.4: on random instances (<= 7 items, mixed non-decreasing penalties, no
+        /// precedence) the DP's max cost equals the optimum over all orders.
+        #[test]
+        fn optimal_over_all_orders(jobs in prop::collection::vec((1u32..10, penalty_strategy()), 1..8)) {
+            let p: Vec<f64> = jobs.iter().map(|j| j.0 as f64).collect();
+            let pen: Vec<Penalty> = jobs.iter().map(|j| j.1.clone()).collect();
+            let none = Precedence::none(p.len());
+            let seq = backwards_dp_penalties(&p, &pen, &none, 0.0);
+            let got = max_cost(&p, &seq, 0.0, |j, t| pen[j].eval(t));
+            prop_assert_eq!(got, brute(&p, &pen, &none, 0.0));
+        }
+
+        /// The same over topological orders of random DAGs.
+        #[test]
+        fn optimal_over_topological_orders(
+            jobs in prop::collection::vec((1u32..10, penalty_strategy()), 2..8),
+            edges in prop::collection::vec((0usize..7, 0usize..7), 0..10),
+        ) {
+            let n = jobs.len();
+            // Orient every edge from lower to higher index: always acyclic.
+            let e: Vec<(usize, usize)> = edges.iter()
+                .map(|&(a, b)| (a % n, b % n)).filter(|(a, b)| a != b)
+                .map(|(a, b)| (a.min(b), a.max(b))).collect();
+            let prec = Precedence::from_edges(n, &e).unwrap();
+            let p: Vec<f64> = jobs.iter().map(|j| j.0 as f64).collect();
+            let pen: Vec<Penalty> = jobs.iter().map(|j| j.1.clone()).collect();
+            let seq = backwards_dp_penalties(&p, &pen, &prec, 3.0);
+            prop_assert!(prec.is_topological(&seq));
+            let got = max_cost(&p, &seq, 3.0, |j, t| pen[j].eval(t));
+            prop_assert_eq!(got, brute(&p, &pen, &prec, 3.0));
+        }
+
+        /// The kinetic fast paths return exactly the literal loop's sequence.
+        #[test]
+        fn fast_paths_match_the_literal_loop(
+            jobs in prop::collection::vec((1u32..50, 1u32..20, 0u32..500), 1..200),
+            kind in 0u8..3,
+        ) {
+            let p: Vec<f64> = jobs.iter().map(|j| j.0 as f64).collect();
+            let pen: Vec<Penalty> = jobs.iter().map(|&(_, s, o)| match kind {
+                0 => Penalty::Linear { slope: 1.0 / s as f64, origin: o as f64 },
+                1 => Penalty::Linear { slope: s as f64, origin: o as f64 },
+                _ => Penalty::Steps(vec![(o as f64, s as f64), (o as f64 + 200.0, s as f64 * 3.0)]),
+            }).collect();
+            let none = Precedence::none(p.len());
+            let fast = backwards_dp_penalties(&p, &pen, &none, 100.0);
+            let slow = backwards_dp(&p, &none, 100.0, |j, t| pen[j].eval(t));
+            prop_assert_eq!(fast, slow);
+        }
+    }
+}
