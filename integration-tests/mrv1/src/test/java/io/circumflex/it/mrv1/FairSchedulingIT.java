@@ -12,9 +12,10 @@ import org.junit.ClassRule;
 import org.junit.Test;
 
 /**
- * {@code fair} on a real MiniMRCluster: concurrent identical SleepJobs all succeed and their map
- * phases overlap (each job's first map starts before every earlier job's last map ends), which FIFO
- * would not do with more maps per job than the cluster has map slots.
+ * {@code fair} on a real MiniMRCluster: concurrent identical SleepJobs all succeed and share the map
+ * slots: each job's first map launches before the previous job's last map launches (FIFO launches
+ * every map of the earlier job first, see {@link FifoSchedulingIT}), so their execution intervals
+ * overlap.
  */
 public class FairSchedulingIT {
   @ClassRule
@@ -23,11 +24,14 @@ public class FairSchedulingIT {
   @Test
   public void concurrentJobsShareTheClusterAndAllSucceed() throws Exception {
     List<RunningJob> jobs = new ArrayList<RunningJob>();
+    // As in the fifo test, each job is submitted once the previous one is RUNNING, so the order in
+    // which jobs can take map slots is the submission order, not the race of their setup tasks.
+    // 16 maps of 2.5 s on 4 map slots: four waves, so the next job is RUNNING while maps still wait.
     for (int i = 0; i < 3; i++) {
-      jobs.add(CLUSTER.get().submitSleep("fair-" + i, 6, 1, 2000, 500, null));
-      Thread.sleep(300);
+      RunningJob job = CLUSTER.get().submitSleep("fair-" + i, 16, 1, 2500, 500, null);
+      jobs.add(job);
+      CLUSTER.get().awaitRunning(job);
     }
-    Thread.sleep(1500);
     Collection<JobInProgress> queued = CLUSTER.get().scheduler().getJobs("default");
     assertTrue("getJobs lists the running jobs: " + queued.size(), queued.size() >= 1);
     List<Mrv1Cluster.JobTimes> times = new ArrayList<Mrv1Cluster.JobTimes>();
@@ -37,11 +41,11 @@ public class FairSchedulingIT {
       times.add(CLUSTER.get().times(job.getID()));
     }
     System.out.println("job times (JobTracker ms): " + times);
-    for (int i = 0; i < times.size(); i++) {
-      for (int j = i + 1; j < times.size(); j++) {
-        assertTrue("map phases overlap under fair: " + times.get(i) + " / " + times.get(j),
-            times.get(j).firstMapStart < times.get(i).lastMapFinish);
-      }
+    for (int i = 1; i < times.size(); i++) {
+      assertTrue("fair launches maps of the next job while the previous still has maps waiting: " + times,
+          times.get(i).firstMapStart < times.get(i - 1).lastMapStart);
+      assertTrue("execution intervals overlap: " + times,
+          times.get(i).firstTaskStart < times.get(i - 1).lastTaskFinish);
     }
     assertTrue("the engine stayed in charge: " + CLUSTER.get().scheduler().getFallbackReason(),
         CLUSTER.get().scheduler().isEngineActive());

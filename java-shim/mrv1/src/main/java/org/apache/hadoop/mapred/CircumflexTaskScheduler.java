@@ -5,6 +5,7 @@ import io.circumflex.CircumflexException;
 import io.circumflex.CircumflexInternalException;
 import io.circumflex.CircumflexInvalidJobException;
 import io.circumflex.CircumflexRejectedException;
+import io.circumflex.CircumflexUnknownIdException;
 import io.circumflex.mrv1.ConfKeys;
 import io.circumflex.mrv1.OnceLogger;
 import io.circumflex.mrv1.PlanOrder;
@@ -72,8 +73,9 @@ import org.apache.hadoop.net.Node;
  * {@link #refresh()} keeps the running configuration. If the native library cannot load or the
  * engine fails internally (a caught native panic), the scheduler falls back to FIFO order
  * (priority, then submission time), logging each distinct error once; a successful
- * {@link #refresh()} brings the engine back. Errors about one job (an unknown id after the engine
- * completed it) are logged once and ignored.
+ * {@link #refresh()} brings the engine back. An unknown job id (a late update for a job the
+ * engine already completed on its last task, while Hadoop runs the cleanup task) is expected and
+ * logged at DEBUG; other errors about one event are logged once and ignored.
  *
  * <p><b>Threads.</b> Hadoop calls {@code assignTasks} under the JobTracker lock and listeners under
  * {@code synchronized(taskScheduler)}; every method here that touches scheduler state is
@@ -412,8 +414,6 @@ public class CircumflexTaskScheduler extends TaskScheduler {
       if (l.job.engineId >= 0 && l.node.engineId >= 0 && !l.job.finished) {
         l.job.sentPendingMap = -1;
         l.job.sentPendingReduce = -1;
-        // An unknown-job answer is expected here: the engine completes a job itself once every task
-        // has finished, so a late report is moot.
         withEngine("taskFinished", "a task end",
             eng -> eng.taskFinished(l.job.engineId, l.phase, l.node.engineId, Math.max(0, duration), success, now));
       }
@@ -705,6 +705,12 @@ public class CircumflexTaskScheduler extends TaskScheduler {
       return true;
     } catch (CircumflexInternalException | LinkageError ex) {
       degrade(operation, ex);
+    } catch (CircumflexUnknownIdException ex) {
+      // Expected after the engine completed a job on its last task while Hadoop still runs the
+      // job's cleanup task: updates for it are moot.
+      if (LOG.isDebugEnabled()) {
+        LOG.debug("Circumflex ignored " + what + ": " + ex.getMessage());
+      }
     } catch (CircumflexException ex) {
       onceLog.warn(operation + ":" + ex.getMessage(), "Circumflex ignored " + what + ": " + ex.getMessage(), null);
     }
