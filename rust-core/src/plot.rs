@@ -93,6 +93,34 @@ fn header(f: &Frame, title: &str, x_label: &str, y_label: &str) -> String {
     s
 }
 
+/// Horizontal grid lines with labels at each y tick.
+fn y_grid(s: &mut String, f: &Frame, ticks: Vec<f64>, sy: impl Fn(f64) -> f64) {
+    for t in ticks {
+        let _ = writeln!(
+            s,
+            r##"<line x1="{}" y1="{y}" x2="{}" y2="{y}" stroke="#ddd"/><text x="{}" y="{}" text-anchor="end">{}</text>"##,
+            f.left,
+            f.left + f.plot_w(),
+            f.left - 6.0,
+            sy(t) + 4.0,
+            fmt_tick(t),
+            y = sy(t)
+        );
+    }
+}
+
+/// The plot area's border.
+fn frame(s: &mut String, f: &Frame) {
+    let _ = writeln!(
+        s,
+        r##"<rect x="{}" y="{}" width="{}" height="{}" fill="none" stroke="#333"/>"##,
+        f.left,
+        f.top,
+        f.plot_w(),
+        f.plot_h()
+    );
+}
+
 fn legend(s: &mut String, f: &Frame, names: &[&str]) {
     for (i, name) in names.iter().enumerate() {
         let y = f.top + 10.0 + 18.0 * i as f64;
@@ -141,26 +169,8 @@ pub fn line_chart(title: &str, x_label: &str, y_label: &str, series: &[Series], 
             x = sx(t)
         );
     }
-    for t in ticks(y0, y1, 6) {
-        let _ = writeln!(
-            s,
-            r##"<line x1="{}" y1="{y}" x2="{}" y2="{y}" stroke="#ddd"/><text x="{}" y="{}" text-anchor="end">{}</text>"##,
-            f.left,
-            f.left + f.plot_w(),
-            f.left - 6.0,
-            sy(t) + 4.0,
-            fmt_tick(t),
-            y = sy(t)
-        );
-    }
-    let _ = writeln!(
-        s,
-        r##"<rect x="{}" y="{}" width="{}" height="{}" fill="none" stroke="#333"/>"##,
-        f.left,
-        f.top,
-        f.plot_w(),
-        f.plot_h()
-    );
+    y_grid(&mut s, &f, ticks(y0, y1, 6), sy);
+    frame(&mut s, &f);
     for (i, ser) in series.iter().enumerate() {
         let path: Vec<String> = ser
             .points
@@ -204,18 +214,7 @@ pub fn grouped_bars(
     let y1 = if y1 <= 0.0 { 1.0 } else { y1 * 1.08 };
     let sy = |y: f64| f.top + f.plot_h() - (y / y1) * f.plot_h();
     let mut s = header(&f, title, "", y_label);
-    for t in ticks(0.0, y1, 6) {
-        let _ = writeln!(
-            s,
-            r##"<line x1="{}" y1="{y}" x2="{}" y2="{y}" stroke="#ddd"/><text x="{}" y="{}" text-anchor="end">{}</text>"##,
-            f.left,
-            f.left + f.plot_w(),
-            f.left - 6.0,
-            sy(t) + 4.0,
-            fmt_tick(t),
-            y = sy(t)
-        );
-    }
+    y_grid(&mut s, &f, ticks(0.0, y1, 6), sy);
     let gw = f.plot_w() / groups.len().max(1) as f64;
     let bw = gw * 0.8 / series.len().max(1) as f64;
     for (g, name) in groups.iter().enumerate() {
@@ -261,14 +260,7 @@ pub fn grouped_bars(
             y = sy(r)
         );
     }
-    let _ = writeln!(
-        s,
-        r##"<rect x="{}" y="{}" width="{}" height="{}" fill="none" stroke="#333"/>"##,
-        f.left,
-        f.top,
-        f.plot_w(),
-        f.plot_h()
-    );
+    frame(&mut s, &f);
     legend(&mut s, &f, &series.iter().map(String::as_str).collect::<Vec<_>>());
     s.push_str("</svg>\n");
     s

@@ -23,6 +23,7 @@
 //!   are broken by the line first (still an argmin, hence still optimal).
 //! - all step functions ([`Penalty::Steps`] and [`Penalty::Zero`]): an ordered set keyed by the
 //!   current cost, updated at each step's due as `t` decreases, `O((n + steps) log n)`.
+//!
 //! Everything else (mixed kinds, or any precedence) runs the literal loop.
 
 use std::cmp::Ordering;
@@ -34,7 +35,8 @@ use super::precedence::Precedence;
 /// Whether item `a` should go last rather than `b`, given their costs at the current time.
 #[inline]
 fn goes_last_before(fa: f64, da: f64, a: usize, fb: f64, db: f64, b: usize) -> bool {
-    match fa.total_cmp(&fb) {
+    // `partial_cmp` so that -0.0 and 0.0 tie; costs are never NaN.
+    match fa.partial_cmp(&fb).unwrap_or(Ordering::Equal) {
         Ordering::Less => true,
         Ordering::Greater => false,
         Ordering::Equal => match da.total_cmp(&db) {
@@ -126,32 +128,38 @@ impl Line {
             Penalty::Steps(_) | Penalty::Zero => Line { slope: 0.0, origin: 0.0 },
         }
     }
-
-    #[inline]
-    fn eval(&self, t: f64) -> f64 {
-        self.slope * (t - self.origin)
-    }
 }
 
 const NONE: u32 = u32::MAX;
 
-/// Kinetic tournament tree: each node keeps the item its subtree would put last at the current
-/// time and the time (as `t` decreases) at or below which that answer may change.
-struct Tournament<'a> {
-    lines: &'a [Line],
-    durations: &'a [f64],
-    size: usize,
-    win: Vec<u32>,
-    cert: Vec<f64>,
+/// A tournament node: its current winner, copied inline (line and duration) so that comparing
+/// two siblings touches one cache line, and its certificate.
+#[derive(Clone, Copy, Debug)]
+struct Node {
+    slope: f64,
+    origin: f64,
+    duration: f64,
+    /// At or below this `t` the node's answer may change (−∞: never).
+    cert: f64,
+    item: u32,
 }
 
-impl<'a> Tournament<'a> {
-    fn new(lines: &'a [Line], durations: &'a [f64], t: f64) -> Tournament<'a> {
+const EMPTY_NODE: Node = Node { slope: 0.0, origin: 0.0, duration: 0.0, cert: f64::NEG_INFINITY, item: NONE };
+
+/// Kinetic tournament tree: each node keeps the item its subtree would put last at the current
+/// time and the time (as `t` decreases) at or below which that answer may change.
+struct Tournament {
+    size: usize,
+    nodes: Vec<Node>,
+}
+
+impl Tournament {
+    fn new(lines: &[Line], durations: &[f64], t: f64) -> Tournament {
         let size = lines.len().next_power_of_two().max(1);
-        let mut tr =
-            Tournament { lines, durations, size, win: vec![NONE; 2 * size], cert: vec![f64::NEG_INFINITY; 2 * size] };
-        for i in 0..lines.len() {
-            tr.win[size + i] = i as u32;
+        let mut tr = Tournament { size, nodes: vec![EMPTY_NODE; 2 * size] };
+        for (i, (l, &d)) in lines.iter().zip(durations).enumerate() {
+            tr.nodes[size + i] =
+                Node { slope: l.slope, origin: l.origin, duration: d, cert: f64::NEG_INFINITY, item: i as u32 };
         }
         for node in (1..size).rev() {
             tr.recompute(node, t);
@@ -160,35 +168,32 @@ impl<'a> Tournament<'a> {
     }
 
     fn recompute(&mut self, node: usize, t: f64) {
-        let (a, b) = (self.win[2 * node], self.win[2 * node + 1]);
-        let child_cert = self.cert[2 * node].max(self.cert[2 * node + 1]);
-        if a == NONE || b == NONE {
-            self.win[node] = if a == NONE { b } else { a };
-            self.cert[node] = child_cert;
+        let (a, b) = (self.nodes[2 * node], self.nodes[2 * node + 1]);
+        let child_cert = a.cert.max(b.cert);
+        if a.item == NONE || b.item == NONE {
+            self.nodes[node] = Node { cert: child_cert, ..if a.item == NONE { b } else { a } };
             return;
         }
-        let (ai, bi) = (a as usize, b as usize);
-        let (la, lb) = (self.lines[ai], self.lines[bi]);
-        let (fa, fb) = (la.eval(t), lb.eval(t));
-        let (w, wl, fw, ll, fl) = if goes_last_before(fa, self.durations[ai], ai, fb, self.durations[bi], bi) {
-            (a, la, fa, lb, fb)
+        let fa = a.slope * (t - a.origin);
+        let fb = b.slope * (t - b.origin);
+        let (w, fw, l, fl) = if goes_last_before(fa, a.duration, a.item as usize, fb, b.duration, b.item as usize) {
+            (a, fa, b, fb)
         } else {
-            (b, lb, fb, la, fa)
+            (b, fb, a, fa)
         };
         // As t decreases the loser catches up only if its slope is larger.
-        let local = if ll.slope > wl.slope {
-            let x = t - (fl - fw) / (ll.slope - wl.slope);
+        let local = if l.slope > w.slope {
+            let x = t - (fl - fw) / (l.slope - w.slope);
             // Conservative by a hair: recomputing early is harmless, late would be wrong.
             x + 1e-9 * x.abs().max(1.0)
         } else {
             f64::NEG_INFINITY
         };
-        self.win[node] = w;
-        self.cert[node] = local.max(child_cert);
+        self.nodes[node] = Node { cert: local.max(child_cert), ..w };
     }
 
     fn refresh(&mut self, node: usize, t: f64) {
-        if node >= self.size || self.cert[node] < t {
+        if node >= self.size || self.nodes[node].cert < t {
             return;
         }
         self.refresh(2 * node, t);
@@ -198,7 +203,7 @@ impl<'a> Tournament<'a> {
 
     fn remove(&mut self, item: usize, t: f64) {
         let mut node = self.size + item;
-        self.win[node] = NONE;
+        self.nodes[node] = EMPTY_NODE;
         node /= 2;
         while node >= 1 {
             self.recompute(node, t);
@@ -215,7 +220,7 @@ fn kinetic_lines(durations: &[f64], lines: &[Line], start: f64) -> Vec<usize> {
     let mut removed = Vec::with_capacity(n);
     for _ in 0..n {
         tree.refresh(1, t);
-        let w = tree.win[1];
+        let w = tree.nodes[1].item;
         if w == NONE {
             break;
         }
@@ -351,22 +356,8 @@ pub fn max_cost(durations: &[f64], sequence: &[usize], start: f64, cost: impl Fn
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::flex::testutil::permutations;
     use proptest::prelude::*;
-
-    fn permutations(n: usize) -> Vec<Vec<usize>> {
-        if n == 0 {
-            return vec![vec![]];
-        }
-        let mut out = Vec::new();
-        for p in permutations(n - 1) {
-            for i in 0..=p.len() {
-                let mut q = p.clone();
-                q.insert(i, n - 1);
-                out.push(q);
-            }
-        }
-        out
-    }
 
     #[test]
     fn lateness_without_precedence_is_edd() {

@@ -157,6 +157,7 @@ pub fn modified_due_date(durations: &[f64], due: &[Option<f64>], start: f64) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::flex::testutil::permutations;
     use proptest::prelude::*;
 
     fn tardy(durations: &[f64], due: &[Option<f64>], w: &[f64], seq: &[usize]) -> f64 {
@@ -179,21 +180,6 @@ mod tests {
             sum += due[j].map_or(0.0, |d| (t - d).max(0.0));
         }
         sum
-    }
-
-    fn permutations(n: usize) -> Vec<Vec<usize>> {
-        if n == 0 {
-            return vec![vec![]];
-        }
-        let mut out = Vec::new();
-        for p in permutations(n - 1) {
-            for i in 0..=p.len() {
-                let mut q = p.clone();
-                q.insert(i, n - 1);
-                out.push(q);
-            }
-        }
-        out
     }
 
     #[test]
@@ -226,7 +212,9 @@ mod tests {
     proptest! {
         /// Unweighted Moore-Hodgson is optimal for the number of tardy jobs (brute force, <= 7).
         #[test]
-        fn moore_hodgson_is_optimal_unweighted(jobs in prop::collection::vec((1u32..10, prop::option::of(1u32..40)), 1..8)) {
+        fn moore_hodgson_is_optimal_unweighted(
+            jobs in prop::collection::vec((1u32..10, prop::option::of(1u32..40)), 1..8),
+        ) {
             let p: Vec<f64> = jobs.iter().map(|j| j.0 as f64).collect();
             let d: Vec<Option<f64>> = jobs.iter().map(|j| j.1.map(f64::from)).collect();
             let w = vec![1.0; p.len()];
@@ -237,7 +225,9 @@ mod tests {
 
         /// The heuristics always return a permutation.
         #[test]
-        fn heuristics_return_permutations(jobs in prop::collection::vec((0u32..10, prop::option::of(0u32..40), 1u32..5), 0..40)) {
+        fn heuristics_return_permutations(
+            jobs in prop::collection::vec((0u32..10, prop::option::of(0u32..40), 1u32..5), 0..40),
+        ) {
             let p: Vec<f64> = jobs.iter().map(|j| j.0 as f64).collect();
             let d: Vec<Option<f64>> = jobs.iter().map(|j| j.1.map(f64::from)).collect();
             let w: Vec<f64> = jobs.iter().map(|j| j.2 as f64).collect();

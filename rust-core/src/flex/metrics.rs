@@ -13,8 +13,8 @@
 //! | `weighted_avg_stretch` | w_j (t − a_j) / W_j | minisum | Smith, w = w_j/W_j | yes |
 //! | `avg_lateness` | t − D_j | minisum | Smith, w = 1 | yes |
 //! | `weighted_avg_lateness` | w_j (t − D_j) | minisum | Smith | yes |
-//! | `tardy_jobs` | 1[t > D_j] | minisum | Moore-Hodgson | yes (1‖ΣU_j) |
-//! | `weighted_tardy_jobs` | w_j 1[t > D_j] | minisum | Moore-Hodgson, drop least w/p | heuristic |
+//! | `tardy_jobs` | `1[t > D_j]` | minisum | Moore-Hodgson | yes (1‖ΣU_j) |
+//! | `weighted_tardy_jobs` | `w_j 1[t > D_j]` | minisum | Moore-Hodgson, drop least w/p | heuristic |
 //! | `total_tardiness` | max(0, t − D_j) | minisum | modified due date (MDD) | heuristic |
 //! | `total_sla` | SLA step cost | minisum | backward greedy (least cost last) | heuristic |
 //! | `max_response_time` | t − a_j | minimax | backwards DP | yes |
@@ -43,9 +43,10 @@
 //! - **Minisum tardiness** is NP-hard; it uses Baker and Bertrand's modified due date rule
 //!   (dispatch the job with the smallest `max(p_j, D_j − t)`), in `O(n log n)` with two heaps.
 //! - **Minisum SLA** (paper: "only the minimax problem is appropriate") uses the backwards rule
-//!   as a heuristic: repeatedly put last the job whose SLA cost at the current end is smallest.
-//!   It is optimal for the minimax problem and, for step costs, never puts last a job that could
-//!   still avoid a step when another job's cost there is no higher.
+//!   as a greedy heuristic: repeatedly put last the job whose SLA cost at the current end is
+//!   smallest (ties: the longer job last, so cost-free jobs run shortest first). It is Lawler's
+//!   optimal rule for the minimax problem; for the sum it carries no optimality guarantee, but it
+//!   pushes jobs that are already lost, or cost nothing, behind the ones that can still be saved.
 //! - **Deadlines missing**: a job without a deadline is never tardy (tardy jobs, tardiness) and
 //!   has no SLA cost without SLA steps; for lateness its deadline is its arrival (lateness =
 //!   response time), so lateness stays linear and jobs without deadlines are not ignored.
@@ -142,9 +143,11 @@ pub struct JobFacts {
 
 macro_rules! objectives {
     ($( $variant:ident => $name:literal, $agg:ident, $method:ident, $exact:literal; )*) => {
-        /// A FLEX objective (`circumflex.objective`). See the module docs for the table.
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        /// A FLEX objective (`circumflex.objective`). See the module docs for the table. The
+        /// default (the first) is `avg_response_time`.
+        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
         pub enum Objective {
+            #[default]
             $(
                 #[doc = concat!("`", $name, "`")]
                 $variant,
@@ -199,12 +202,6 @@ objectives! {
     MaxTardiness => "max_tardiness", MiniMax, BackwardsDp, true;
     WeightedMaxTardiness => "weighted_max_tardiness", MiniMax, BackwardsDp, true;
     MaxSla => "max_sla", MiniMax, BackwardsDp, true;
-}
-
-impl Default for Objective {
-    fn default() -> Self {
-        Objective::AvgResponseTime
-    }
 }
 
 impl std::fmt::Display for Objective {

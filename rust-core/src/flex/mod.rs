@@ -10,6 +10,7 @@
 //!    or the documented rules for the other minisum ones ([`heuristics`]);
 //! 3. packs that order malleably ([`packing`]) and enforces only the first interval: each job's
 //!    target is its first-interval allocation; every job's predicted completion is reported.
+//!
 //! The engine re-plans every epoch and on arrivals and departures, and its assignment layer gives
 //! each free slot to the most under-allocated job relative to its target (with delay scheduling).
 //!
@@ -30,7 +31,7 @@
 //!   problem (it would idle slots and delay the interim sequence); its reduce work is in its map
 //!   tail instead.
 //! - **Plan order.** In one pool it is the FLEX order. With two pools the plan lists jobs by
-//!   their best position in any pool's order (ties: map pool first, then submission order), which
+//!   their best position in any pool's order (equal positions: the map pool's job first), which
 //!   is exact for the usual case of a job having work in one pool at a time.
 //! - **Predicted completion** = now + packed completion + tail, rounded up to a ms; none when the
 //!   packing says the job cannot finish (no slots for it in any interval).
@@ -41,6 +42,26 @@ pub mod metrics;
 pub mod packing;
 pub mod precedence;
 pub mod smith;
+
+/// Helpers shared by the unit tests of the FLEX modules.
+#[cfg(test)]
+pub(crate) mod testutil {
+    /// Every permutation of `0..n` (for brute-force optima; n <= 8).
+    pub fn permutations(n: usize) -> Vec<Vec<usize>> {
+        if n == 0 {
+            return vec![vec![]];
+        }
+        let mut out = Vec::new();
+        for p in permutations(n - 1) {
+            for i in 0..=p.len() {
+                let mut q = p.clone();
+                q.insert(i, n - 1);
+                out.push(q);
+            }
+        }
+        out
+    }
+}
 
 use crate::config::EngineConfig;
 use crate::error::Result;
@@ -197,14 +218,22 @@ fn tail(job: &JobState, cluster: &ClusterView, phases: &[Phase]) -> f64 {
     0.0
 }
 
-/// The facts of `job` for a pool serving `phases`.
-fn job_facts(job: &JobState, cluster: &ClusterView, phases: &[Phase]) -> JobFacts {
+/// The facts of `job` for a pool serving `phases`; SLA steps and `W_j` only when `objective`
+/// uses them (they cost an allocation and a few divisions per job).
+fn job_facts(objective: Objective, job: &JobState, cluster: &ClusterView, phases: &[Phase]) -> JobFacts {
+    use Objective::*;
+    let uses_sla = matches!(objective, TotalSla | MaxSla);
+    let uses_stretch = matches!(objective, AvgStretch | WeightedAvgStretch | MaxStretch | WeightedMaxStretch);
     JobFacts {
         arrival: job.spec.submit_ms as f64,
         weight: job.spec.weight,
         deadline: job.spec.deadline_ms.map(|d| d as f64),
-        sla: job.spec.sla.iter().map(|s| (s.deadline_ms as f64, s.penalty)).collect(),
-        isolated: isolated_time(job, cluster),
+        sla: if uses_sla {
+            job.spec.sla.iter().map(|s| (s.deadline_ms as f64, s.penalty)).collect()
+        } else {
+            Vec::new()
+        },
+        isolated: if uses_stretch { isolated_time(job, cluster) } else { 1.0 },
         tail: tail(job, cluster, phases),
     }
 }
@@ -233,23 +262,27 @@ impl Policy for FlexPolicy {
                     work,
                     min: min.min(max),
                     max,
-                    facts: job_facts(job, &cluster, pool.phases),
+                    facts: job_facts(self.objective, job, &cluster, pool.phases),
                 });
             }
             let solution = solve(self.objective, &problem);
             solved.push((pool, ids, solution));
         }
-        // Plan order: best position in any pool (module docs).
-        let mut key = vec![(usize::MAX, usize::MAX); snapshot.jobs.len()];
-        for (p, (_, ids, sol)) in solved.iter().enumerate() {
-            for (pos, &i) in sol.order.iter().enumerate() {
-                let k = &mut key[ids[i].0 as usize];
-                *k = (*k).min((pos, p));
+        // Plan order: best position in any pool (module docs). Walking positions in step, pools
+        // in order, meets every job first at its best (position, pool): a linear merge.
+        let mut seen = vec![false; snapshot.jobs.len()];
+        let mut order: Vec<JobId> = Vec::with_capacity(snapshot.active.len());
+        let longest = solved.iter().map(|(_, _, sol)| sol.order.len()).max().unwrap_or(0);
+        for pos in 0..longest {
+            for (_, ids, sol) in &solved {
+                if let Some(&i) = sol.order.get(pos) {
+                    let id = ids[i];
+                    if !std::mem::replace(&mut seen[id.0 as usize], true) {
+                        order.push(id);
+                    }
+                }
             }
         }
-        let mut order: Vec<JobId> =
-            snapshot.active.iter().copied().filter(|id| key[id.0 as usize].0 != usize::MAX).collect();
-        order.sort_by_key(|id| key[id.0 as usize]);
         let mut builder = PlanBuilder::new(snapshot, order);
         for (pool, ids, sol) in &solved {
             for (i, &id) in ids.iter().enumerate() {
@@ -270,6 +303,7 @@ mod tests {
     use crate::model::{JobSpec, Locality};
     use crate::policy::PoolMode;
     use proptest::prelude::*;
+    use testutil::permutations;
 
     fn snapshot_jobs(specs: Vec<JobSpec>) -> (Vec<JobState>, Vec<JobId>) {
         let jobs: Vec<JobState> =
@@ -410,6 +444,64 @@ mod tests {
             })
     }
 
+    /// A single-slot problem (S = 1, every job m = 0, M = 1) of jobs `(work, weight, arrival)`.
+    fn single_slot(jobs: &[(u32, u32, u32)]) -> FlexProblem {
+        let items = jobs
+            .iter()
+            .map(|&(p, w, a)| FlexItem {
+                work: p as f64,
+                min: 0,
+                max: 1,
+                facts: JobFacts {
+                    arrival: a as f64,
+                    weight: w as f64,
+                    deadline: Some(a as f64 + 2.0 * p as f64),
+                    sla: vec![],
+                    isolated: p as f64,
+                    tail: 0.0,
+                },
+            })
+            .collect();
+        FlexProblem { capacity: 1, start: 100.0, items }
+    }
+
+    /// The objective's value when the items run one after another in `order` from the start.
+    fn value_of_order(objective: Objective, problem: &FlexProblem, order: &[usize]) -> f64 {
+        let mut t = problem.start;
+        let mut values = Vec::new();
+        for &i in order {
+            t += problem.items[i].work;
+            values.push(objective.penalty(&problem.items[i].facts).eval(t));
+        }
+        objective.aggregate_values(values)
+    }
+
+    proptest! {
+        /// On a single slot the whole pipeline (order + packing) is optimal for the exact
+        /// objectives: its schedule's value equals the best over all orders (up to 7 jobs). One
+        /// slot with free preemption gains nothing over some order for these regular objectives.
+        #[test]
+        fn single_slot_pipeline_is_optimal(
+            jobs in prop::collection::vec((1u32..20, 1u32..6, 0u32..50), 1..8),
+            which in 0usize..20,
+        ) {
+            let exact: Vec<Objective> = Objective::ALL.iter().copied()
+                .filter(|o| o.is_exact() && !matches!(o, Objective::TotalSla | Objective::MaxSla)).collect();
+            let objective = exact[which % exact.len()];
+            let problem = single_slot(&jobs);
+            let sol = solve(objective, &problem);
+            // The packed schedule runs jobs back to back in priority order.
+            let got = objective.aggregate_values(
+                problem.items.iter().zip(&sol.completion).map(|(it, &c)| objective.penalty(&it.facts).eval(c)),
+            );
+            let best = permutations(jobs.len()).iter()
+                .map(|o| value_of_order(objective, &problem, o)).fold(f64::INFINITY, f64::min);
+            prop_assert!((got - best).abs() <= 1e-9 * best.abs().max(1.0), "{}: {} vs best {}", objective, got, best);
+            let by_order = value_of_order(objective, &problem, &sol.order);
+            prop_assert!((by_order - got).abs() <= 1e-9 * got.abs().max(1.0), "{}: {} vs {}", objective, by_order, got);
+        }
+    }
+
     proptest! {
         /// For every objective and pool mode: targets within capacity, within [min, max] when the
         /// minima fit, never above demand; every active job listed once; deterministic.
@@ -430,13 +522,18 @@ mod tests {
             prop_assert_eq!(plan.entries.len(), jobs.len());
             prop_assert_eq!(&FlexPolicy::new(objective).plan(&snap), &plan);
             for pool in cluster.pools() {
-                let total: u32 = plan.entries.iter().map(|e| pool.phases.iter().map(|p| e.target[p.idx()]).sum::<u32>()).sum();
+                let in_pool = |e: &crate::policy::PlanEntry| pool.phases.iter().map(|p| e.target[p.idx()]).sum::<u32>();
+                let total: u32 = plan.entries.iter().map(in_pool).sum();
                 prop_assert!(total <= pool.capacity);
                 let sum_min: u32 = jobs.iter().filter(|j| pool_demand(j, &pool) > 0)
-                    .map(|j| { let (m, mx) = slot_bounds(j, pool.capacity); m.min(mx.min(pool_demand(j, &pool))) }).sum();
+                    .map(|j| {
+                        let (m, mx) = slot_bounds(j, pool.capacity);
+                        m.min(mx.min(pool_demand(j, &pool)))
+                    })
+                    .sum();
                 for e in &plan.entries {
                     let j = &jobs[e.job.0 as usize];
-                    let got: u32 = pool.phases.iter().map(|p| e.target[p.idx()]).sum();
+                    let got: u32 = in_pool(e);
                     let demand = pool_demand(j, &pool);
                     let (min, max) = slot_bounds(j, pool.capacity);
                     prop_assert!(got <= demand && got <= max);

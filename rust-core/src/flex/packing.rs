@@ -19,11 +19,13 @@
 //! **Completions.** Work is fluid with linear speed-up: a job with remaining `R` and `s` slots
 //! finishes after `R / s`. A job with `s = 0` and `R > 0` does not complete in that interval
 //! (time ∞); if no ready job can progress the schedule stops and the rest never complete
-//! (`f64::INFINITY`). A job with `R = 0` completes at once. Simultaneous completions (equal within
-//! a relative 1e-9) go in priority order, each in its own (zero-length) interval.
+//! (`f64::INFINITY`). A job with `R = 0` completes at once. Simultaneous completions (equal
+//! times) go in priority order, each in its own (zero-length) interval. Near-equal times that
+//! differ only by float rounding may complete in either order; the state after both is the same,
+//! so only a zero-length interval differs.
 //!
 //! **Two implementations, one rule.**
-//! - [`pack_traced`] is the literal loop with a ready list for any [`Precedence`] (chains, DAGs):
+//! - [`pack_with_precedence`] is the literal loop with a ready list for any [`Precedence`] (chains, DAGs):
 //!   it recomputes the allocation each interval, `O(J · |L1|)`, and can record every interval.
 //! - [`pack`] is the fast path for independent jobs (FLEX). Without precedence the ready list only
 //!   shrinks, so allocations only grow and only the *frontier* moves: when a job completes its
@@ -83,14 +85,8 @@ pub struct Packing {
     pub first: Vec<u32>,
     /// Completion time per job, relative to the start (∞ = never, see the module docs).
     pub completion: Vec<f64>,
-    /// Every interval, when traced ([`pack_traced`] with `trace = true`); empty otherwise.
+    /// Every interval, when traced ([`pack_with_precedence`] with `trace = true`); empty otherwise.
     pub intervals: Vec<Interval>,
-}
-
-/// Tie tolerance for simultaneous completions.
-#[inline]
-fn tie_eps(t: f64) -> f64 {
-    1e-9 * t.abs().max(1.0)
 }
 
 /// Priority rank per job: position in `order`; jobs missing from it follow by index, and repeats
@@ -135,7 +131,13 @@ pub fn allocate(capacity: u32, ready: &[usize], jobs: &[PackJob], out: &mut [u32
 }
 
 /// The literal ready-list packing for any precedence; records intervals when `trace`.
-pub fn pack_traced(capacity: u32, jobs: &[PackJob], order: &[usize], precedence: &Precedence, trace: bool) -> Packing {
+pub fn pack_with_precedence(
+    capacity: u32,
+    jobs: &[PackJob],
+    order: &[usize],
+    precedence: &Precedence,
+    trace: bool,
+) -> Packing {
     let n = jobs.len();
     let rank = ranks(order, n);
     let mut open_pred: Vec<usize> = (0..n).map(|j| precedence.predecessors(j).len()).collect();
@@ -150,7 +152,7 @@ pub fn pack_traced(capacity: u32, jobs: &[PackJob], order: &[usize], precedence:
         list.clear();
         list.extend(ready.iter().map(|&(_, j)| j));
         allocate(capacity, &list, jobs, &mut alloc);
-        // The earliest completion; ties within tolerance go to the higher priority.
+        // The earliest completion; equal times go to the higher priority (the first in `list`).
         let finish = |j: usize| {
             if remaining[j] <= 0.0 {
                 t
@@ -164,9 +166,7 @@ pub fn pack_traced(capacity: u32, jobs: &[PackJob], order: &[usize], precedence:
         if tmin == f64::INFINITY {
             break;
         }
-        let Some(&pick) = list.iter().find(|&&j| finish(j) <= tmin + tie_eps(tmin)) else {
-            break;
-        };
+        let Some(&pick) = list.iter().find(|&&j| finish(j) <= tmin) else { break };
         let end = finish(pick).max(t);
         if !first_set && end > t {
             for &j in &list {
@@ -200,19 +200,27 @@ pub fn pack_traced(capacity: u32, jobs: &[PackJob], order: &[usize], precedence:
     out
 }
 
-/// Heap entry of the fast path: predicted completion of the job at rank `rank`.
-#[derive(Clone, Copy, Debug)]
+/// Heap entry of the fast path: predicted completion of the job at rank `rank`. The time is kept
+/// as the bit pattern of a non-negative float, which orders like the float and compares as an
+/// integer (the heap's hot loop).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Due {
-    time: f64,
+    time_bits: u64,
     rank: u32,
     version: u32,
 }
-impl PartialEq for Due {
-    fn eq(&self, other: &Self) -> bool {
-        self.cmp(other) == Ordering::Equal
+
+impl Due {
+    fn new(time: f64, rank: usize, version: u32) -> Due {
+        // `+ 0.0` turns a -0.0 into +0.0; times are never negative.
+        Due { time_bits: (time.max(0.0) + 0.0).to_bits(), rank: rank as u32, version }
+    }
+
+    fn time(&self) -> f64 {
+        f64::from_bits(self.time_bits)
     }
 }
-impl Eq for Due {}
+
 impl PartialOrd for Due {
     fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
         Some(self.cmp(other))
@@ -220,8 +228,8 @@ impl PartialOrd for Due {
 }
 impl Ord for Due {
     fn cmp(&self, other: &Self) -> Ordering {
-        // Min-heap on (time, rank).
-        other.time.total_cmp(&self.time).then(other.rank.cmp(&self.rank))
+        // Min-heap on (time, rank); the version never decides (at most one valid entry per rank).
+        (other.time_bits, other.rank, other.version).cmp(&(self.time_bits, self.rank, self.version))
     }
 }
 
@@ -267,7 +275,7 @@ impl Frontier<'_> {
         self.slots[r] = s;
         self.version[r] = self.version[r].wrapping_add(1);
         if s > 0 {
-            self.heap.push(Due { time: t + r_now / s as f64, rank: r as u32, version: self.version[r] });
+            self.heap.push(Due::new(t + r_now / s as f64, r, self.version[r]));
         }
     }
 
@@ -321,40 +329,19 @@ impl Frontier<'_> {
         self.version[r] = self.version[r].wrapping_add(1);
     }
 
-    /// The next completion: earliest valid entry, ties within tolerance to the lowest rank.
+    /// The next completion: the earliest valid entry (ties to the lowest rank, by the heap order).
     fn pop_next(&mut self) -> Option<Due> {
-        let first = loop {
+        loop {
             let e = self.heap.pop()?;
             if e.version == self.version[e.rank as usize] {
-                break e;
-            }
-        };
-        let limit = first.time + tie_eps(first.time);
-        let mut best = first;
-        let mut others: Vec<Due> = Vec::new();
-        while let Some(top) = self.heap.peek() {
-            if top.time > limit {
-                break;
-            }
-            let e = *top;
-            self.heap.pop();
-            if e.version != self.version[e.rank as usize] {
-                continue;
-            }
-            if e.rank < best.rank {
-                others.push(best);
-                best = e;
-            } else {
-                others.push(e);
+                return Some(e);
             }
         }
-        self.heap.extend(others);
-        Some(best)
     }
 }
 
 /// Fast packing for independent jobs: the first allocation and every completion, `O(J log J)`.
-/// Same results as [`pack_traced`] with no precedence (up to float rounding of completions).
+/// Same results as [`pack_with_precedence`] with no precedence (up to float rounding of completions).
 pub fn pack(capacity: u32, jobs: &[PackJob], order: &[usize]) -> Packing {
     let n = jobs.len();
     let rank = ranks(order, n);
@@ -397,7 +384,7 @@ pub fn pack(capacity: u32, jobs: &[PackJob], order: &[usize]) -> Packing {
     let mut t = 0.0f64;
     while let Some(e) = fr.pop_next() {
         let r = e.rank as usize;
-        t = e.time.max(t);
+        t = e.time().max(t);
         out.completion[by_rank[r]] = t;
         let (lo, hi) = fr.band(r);
         let before_frontier = fr.f == NIL || r < fr.f;
@@ -441,7 +428,7 @@ mod tests {
     fn example_abc() {
         // Digest §3.5: S = 10; A = (24,2,6), B = (30,1,10), C = (15,3,4): T = 4, 5, 6.9.
         let jobs = [job(24.0, 2, 6), job(30.0, 1, 10), job(15.0, 3, 4)];
-        let p = pack_traced(10, &jobs, &[0, 1, 2], &Precedence::none(3), true);
+        let p = pack_with_precedence(10, &jobs, &[0, 1, 2], &Precedence::none(3), true);
         let ends: Vec<f64> = p.intervals.iter().map(|i| i.end).collect();
         assert!(close(ends[0], 4.0) && close(ends[1], 5.0) && close(ends[2], 6.9), "{ends:?}");
         assert_eq!(allocs(&p), vec![vec![6, 1, 3], vec![7, 3], vec![10]]);
@@ -458,7 +445,7 @@ mod tests {
         // d1 -> d2 plus e1; S = 4; d1 = (6,1,3), d2 = (4,1,3), e1 = (8,1,4): T = 2, 10/3, 4.5.
         let jobs = [job(6.0, 1, 3), job(4.0, 1, 3), job(8.0, 1, 4)];
         let prec = Precedence::chains(&[2, 1]);
-        let p = pack_traced(4, &jobs, &[0, 1, 2], &prec, true);
+        let p = pack_with_precedence(4, &jobs, &[0, 1, 2], &prec, true);
         let ends: Vec<f64> = p.intervals.iter().map(|i| i.end).collect();
         assert!(close(ends[0], 2.0) && close(ends[1], 10.0 / 3.0) && close(ends[2], 4.5), "{ends:?}");
         assert_eq!(allocs(&p), vec![vec![3, 1], vec![3, 1], vec![4]]);
@@ -469,7 +456,7 @@ mod tests {
     fn example_tie_goes_by_priority_then_zero_length() {
         // A = (20,2,6), B = (30,1,10), C = (10,3,4): A and C both finish at 10/3.
         let jobs = [job(20.0, 2, 6), job(30.0, 1, 10), job(10.0, 3, 4)];
-        let p = pack_traced(10, &jobs, &[0, 1, 2], &Precedence::none(3), true);
+        let p = pack_with_precedence(10, &jobs, &[0, 1, 2], &Precedence::none(3), true);
         assert_eq!(p.intervals[0].completed, 0);
         assert_eq!(p.intervals[1].completed, 2);
         assert!(close(p.intervals[0].end, 10.0 / 3.0));
@@ -487,7 +474,7 @@ mod tests {
         assert!(close(p.completion[1], 5.0));
         // Minima 3 + 3 + 3 > S = 7: priority order gets 3, 3, 1; then 3 + 3 after the first ends.
         let jobs = [job(3.0, 3, 5), job(30.0, 3, 5), job(30.0, 3, 5)];
-        let slow = pack_traced(7, &jobs, &[0, 1, 2], &Precedence::none(3), true);
+        let slow = pack_with_precedence(7, &jobs, &[0, 1, 2], &Precedence::none(3), true);
         assert_eq!(slow.first, vec![3, 3, 1]);
         assert_eq!(slow.intervals[1].alloc, vec![(1, 4), (2, 3)]);
         let fast = pack(7, &jobs, &[0, 1, 2]);
@@ -524,7 +511,7 @@ mod tests {
         #[test]
         fn invariants_hold((cap, jobs, order) in instance()) {
             let n = jobs.len();
-            let p = pack_traced(cap, &jobs, &order, &Precedence::none(n), true);
+            let p = pack_with_precedence(cap, &jobs, &order, &Precedence::none(n), true);
             let mut done_work = vec![0.0f64; n];
             for iv in &p.intervals {
                 let total: u32 = iv.alloc.iter().map(|a| a.1).sum();
@@ -556,13 +543,15 @@ mod tests {
             }
             for j in 0..n {
                 if p.completion[j].is_finite() {
-                    prop_assert!(close(done_work[j], jobs[j].work), "job {} did {} of {}", j, done_work[j], jobs[j].work);
+                    let (did, had) = (done_work[j], jobs[j].work);
+                    prop_assert!(close(did, had), "job {} did {} of {}", j, did, had);
                 }
             }
             let fast = pack(cap, &jobs, &order);
             prop_assert_eq!(&fast.first, &p.first);
             for j in 0..n {
-                prop_assert!(close(fast.completion[j], p.completion[j]), "job {}: {} vs {}", j, fast.completion[j], p.completion[j]);
+                let (a, b) = (fast.completion[j], p.completion[j]);
+                prop_assert!(close(a, b), "job {}: {} vs {}", j, a, b);
             }
             // Deterministic.
             prop_assert_eq!(pack(cap, &jobs, &order), fast);
@@ -577,7 +566,7 @@ mod tests {
             // Topological priority order: sort the random order's chains by their first item.
             let mut topo: Vec<usize> = order.clone();
             topo.sort_by_key(|&j| j);
-            let p = pack_traced(cap.max(1), &jobs, &topo, &prec, true);
+            let p = pack_with_precedence(cap.max(1), &jobs, &topo, &prec, true);
             for iv in &p.intervals {
                 for &(j, s) in &iv.alloc {
                     if s > 0 {

@@ -60,14 +60,31 @@ pub fn cmp_ratio(p1: f64, w1: f64, p2: f64, w2: f64) -> Ordering {
 
 /// Smith's rule for independent items: indices in sequence order (ratio ascending, ties by the
 /// lower index). `O(n log n)`.
+///
+/// Sorted on the rounded quotient first: division rounds monotonically, so unequal quotients
+/// order the exact ratios the same way; only equal quotients need the exact cross-product test.
 pub fn smith_order(items: &[SmithItem]) -> Vec<usize> {
-    let mut order: Vec<usize> = (0..items.len()).collect();
-    // The comparator is an exact comparison of rationals plus the index, hence a total order.
-    order.sort_by(|&a, &b| {
-        let (x, y) = (&items[a], &items[b]);
-        cmp_ratio(x.work, x.weight, y.work, y.weight).then(a.cmp(&b))
-    });
-    order
+    // Non-negative floats order like their bit patterns (+ 0.0 turns -0.0 into +0.0), so the
+    // main sort compares plain integers; runs of equal quotients are then settled exactly.
+    let mut keyed: Vec<(u64, u32)> =
+        items.iter().enumerate().map(|(i, it)| ((it.work / it.weight + 0.0).to_bits(), i as u32)).collect();
+    keyed.sort_unstable();
+    let mut start = 0;
+    while start < keyed.len() {
+        let mut end = start + 1;
+        while end < keyed.len() && keyed[end].0 == keyed[start].0 {
+            end += 1;
+        }
+        if end - start > 1 {
+            // The comparator is an exact comparison of rationals plus the index: a total order.
+            keyed[start..end].sort_by(|&(_, a), &(_, b)| {
+                let (x, y) = (&items[a as usize], &items[b as usize]);
+                cmp_ratio(x.work, x.weight, y.work, y.weight).then(a.cmp(&b))
+            });
+        }
+        start = end;
+    }
+    keyed.into_iter().map(|(_, i)| i as usize).collect()
 }
 
 /// One block of a chain's decomposition: items `start..end`, with their sums.
@@ -166,6 +183,7 @@ pub fn weighted_completion_sum(items: &[SmithItem], sequence: &[usize]) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::flex::testutil::permutations;
     use proptest::prelude::*;
 
     fn it(work: f64, weight: f64) -> SmithItem {
@@ -216,21 +234,6 @@ mod tests {
             let Some((d, kappa, ..)) = best else { break };
             out.extend((next[d]..=kappa).map(|k| (d, k)));
             next[d] = kappa + 1;
-        }
-        out
-    }
-
-    fn permutations(n: usize) -> Vec<Vec<usize>> {
-        if n == 0 {
-            return vec![vec![]];
-        }
-        let mut out = Vec::new();
-        for p in permutations(n - 1) {
-            for i in 0..=p.len() {
-                let mut q = p.clone();
-                q.insert(i, n - 1);
-                out.push(q);
-            }
         }
         out
     }
