@@ -8,7 +8,7 @@ GRADLE_FLAGS ?= --console=plain
 CARGO ?= cargo
 APT := $(shell command -v sudo >/dev/null 2>&1 && [ "$$(id -u)" != 0 ] && echo sudo) apt-get
 
-.PHONY: demo test setup rust-test java-test jar clean
+.PHONY: demo test setup rust-test java-test jar mrv1-replay clean
 
 ## The main job: a small workload on an embedded MiniMRYarnCluster under fifo and fair; prints
 ## per-job response times and their mean per policy.
@@ -16,7 +16,8 @@ demo: setup
 	$(GRADLE) $(GRADLE_FLAGS) -q :integration-tests:yarn:demo
 
 ## Every test: Rust unit/property tests, the cbindgen header check, the C ABI test, Java unit tests,
-## ResourceManager start-up tests and the MiniMRYarnCluster integration tests.
+## ResourceManager start-up tests and the MiniMRYarnCluster integration tests; MRv1: shim unit tests and
+## the Hadoop 1.2.1 MiniMRCluster integration tests (docs/mrv1.md).
 test: setup rust-test java-test
 
 rust-test:
@@ -31,10 +32,16 @@ java-test:
 	    if ($$i ~ /errors=$$/) f += $$(i+1); if ($$i ~ /skipped=$$/) s += $$(i+1) } } \
 	    END { printf "java: %d passed, %d failed, %d skipped\n", t - f - s, f, s }'
 
-## The shim jar to drop into the ResourceManager's classpath (native library inside).
+## The shim jars (native library inside): YARN for the ResourceManager's classpath, MRv1 for the
+## lib/ directory of a Hadoop 1.x install.
 jar: setup
-	$(GRADLE) $(GRADLE_FLAGS) -q :java-shim:yarn:jar
-	@ls -l java-shim/yarn/build/libs/
+	$(GRADLE) $(GRADLE_FLAGS) -q :java-shim:yarn:jar :java-shim:mrv1:jar
+	@ls -l java-shim/yarn/build/libs/ java-shim/mrv1/build/libs/
+
+## MRv1 trace replay (the Gridmix 1.x stand-in): sleep jobs on a Hadoop 1.2.1 MiniMRCluster under fifo
+## and fair; per-job response times. Options: make mrv1-replay REPLAY_ARGS="--trace /abs/t.csv --policies fifo,fair"
+mrv1-replay: setup
+	$(GRADLE) $(GRADLE_FLAGS) -q :integration-tests:mrv1:replay $(if $(REPLAY_ARGS),-PreplayArgs="$(REPLAY_ARGS)")
 
 setup:
 	@command -v $(CARGO) >/dev/null || { echo "cargo (Rust >= 1.80) is required: see https://rustup.rs" >&2; exit 1; }

@@ -1,0 +1,816 @@
+package org.apache.hadoop.mapred;
+
+import io.circumflex.CircumflexConfigException;
+import io.circumflex.CircumflexException;
+import io.circumflex.CircumflexInternalException;
+import io.circumflex.CircumflexInvalidJobException;
+import io.circumflex.CircumflexRejectedException;
+import io.circumflex.CircumflexUnknownIdException;
+import io.circumflex.mrv1.ConfKeys;
+import io.circumflex.mrv1.OnceLogger;
+import io.circumflex.mrv1.PlanOrder;
+import io.circumflex.nativeapi.NativeEngine;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.mapreduce.TaskType;
+import org.apache.hadoop.net.Node;
+
+/**
+ * Circumflex as the MRv1 (Hadoop 1.x) JobTracker's task scheduler: set
+ * {@code mapred.jobtracker.taskScheduler=org.apache.hadoop.mapred.CircumflexTaskScheduler}.
+ *
+ * <p>It lives in {@code org.apache.hadoop.mapred} because {@code TaskScheduler},
+ * {@code JobInProgressListener} and {@code EagerTaskInitializationListener} are package-private
+ * there. It decides nothing itself: the native engine (Rust) owns every policy decision; this
+ * class forwards events, asks the engine which jobs get a tracker's free slots, and obtains tasks
+ * only through {@code JobInProgress.obtainNew*Task}, which keeps Hadoop's task bookkeeping intact.
+ *
+ * <p><b>Events forwarded.</b>
+ * <ul>
+ *   <li>Job submission: {@link #checkJobSubmission} submits the job's configuration keys to the
+ *       engine, so admission control and malformed per-job values ({@code circumflex.job.*},
+ *       {@code mapreduce.workflow.*}) reject the submission with the engine's message as an
+ *       {@link IOException} that the submitter sees. Jobs reaching {@code jobAdded} without that
+ *       check (recovery) are submitted there.
+ *   <li>Initialisation: an {@link EagerTaskInitializationListener}, as in Hadoop's default scheduler.
+ *   <li>Trackers: registered on their first heartbeat with their map and reduce slot counts
+ *       (pool mode {@code split}); capacity changes are forwarded; trackers that disappear from
+ *       {@code taskTrackers()} are removed (checked every {@value #NODE_SWEEP_MS} ms).
+ *   <li>Task starts: reported when this class launches a task, with the locality level of the
+ *       {@code obtainNew*} call that produced it.
+ *   <li>Task ends: derived at each heartbeat from the attempt's status in its
+ *       {@code TaskInProgress} (terminal states SUCCEEDED, FAILED, KILLED and their UNCLEAN
+ *       variants). A tracker reports a finished attempt in one heartbeat only, and that heartbeat may
+ *       carry a setup or cleanup task instead of reaching {@code assignTasks}; the TIP keeps the final
+ *       status, so polling it every heartbeat misses nothing. Duration is the attempt's finish minus
+ *       start time as the tracker reported them.
+ *   <li>Pending counts and reduce readiness ({@code JobInProgress.scheduleReduces()}, Hadoop's own
+ *       slow-start test) are sent whenever they change; jobs not yet RUNNING report nothing pending.
+ *   <li>Job end: when a heartbeat finds the job in a final state (see {@link Listener#jobUpdated}), or
+ *       on {@code jobRemoved}.
+ * </ul>
+ *
+ * <p><b>Failure policy.</b> The JobTracker must never crash because of the scheduler. An invalid
+ * {@code circumflex.*} value at start-up stops {@link #start()} with a message naming the key (an
+ * operator error, reported before any job runs, as the YARN shim does); an invalid value at
+ * {@link #refresh()} keeps the running configuration. If the native library cannot load or the
+ * engine fails internally (a caught native panic), the scheduler falls back to FIFO order
+ * (priority, then submission time), logging each distinct error once; a successful
+ * {@link #refresh()} brings the engine back. An unknown job id (a late update for a job the
+ * engine already completed on its last task, while Hadoop runs the cleanup task) is expected and
+ * logged at DEBUG; other errors about one event are logged once and ignored.
+ *
+ * <p><b>Threads.</b> Hadoop calls {@code assignTasks} under the JobTracker lock and listeners under
+ * {@code synchronized(taskScheduler)}; every method here that touches scheduler state is
+ * synchronized on this object. The timer thread only calls {@code NativeEngine.tick}, which the
+ * native side serializes, and takes no Hadoop lock.
+ */
+public class CircumflexTaskScheduler extends TaskScheduler {
+  private static final Log LOG = LogFactory.getLog(CircumflexTaskScheduler.class);
+
+  /** Period of the planning timer in ms ({@code NativeEngine.tick}; the engine decides whether an epoch passed). */
+  public static final String TICK_MS_KEY = "circumflex.mrv1.tick.ms";
+  /** Default {@link #TICK_MS_KEY}. */
+  public static final long DEFAULT_TICK_MS = 200;
+  /** How often lost trackers are looked for, in ms. */
+  static final long NODE_SWEEP_MS = 5000;
+  /** Capacity of the node-update answer: the engine writes at most 1024 choices. */
+  private static final int MAX_CHOICES = 1024;
+
+  private final Listener listener = new Listener();
+  private final OnceLogger onceLog = new OnceLogger(LOG);
+  private final int[] choices = new int[MAX_CHOICES * NativeEngine.CHOICE_STRIDE];
+
+  /** Jobs known to the scheduler and not yet final, in submission order. */
+  private final Map<JobID, TrackedJob> jobs = new LinkedHashMap<JobID, TrackedJob>();
+  private final Map<Integer, TrackedJob> jobsByEngineId = new HashMap<Integer, TrackedJob>();
+  /** Trackers by tracker name. */
+  private final Map<String, TrackedNode> nodes = new HashMap<String, TrackedNode>();
+  /** Attempts launched by this scheduler and not yet seen to end. */
+  private final Map<TaskAttemptID, Launched> launched = new LinkedHashMap<TaskAttemptID, Launched>();
+
+  private EagerTaskInitializationListener eagerInit;
+  private ScheduledExecutorService timer;
+  /** Null while in FIFO fallback. Written under the monitor, read by the timer thread. */
+  private volatile NativeEngine engine;
+  private String fallbackReason = "not started";
+  private long lastNodeSweep;
+
+  /** Public no-argument constructor, as {@code ReflectionUtils.newInstance} requires. */
+  public CircumflexTaskScheduler() {}
+
+  @Override
+  public synchronized void setConf(Configuration conf) {
+    super.setConf(conf);
+    eagerInit = new EagerTaskInitializationListener(conf);
+  }
+
+  @Override
+  public synchronized void start() throws IOException {
+    super.start();
+    try {
+      engine = createEngine(conf);
+      fallbackReason = null;
+      LOG.info("Circumflex scheduler started: native library " + NativeEngine.init(null)
+          + ", configuration " + ConfKeys.schedulerKeys(resolved(conf)));
+    } catch (CircumflexConfigException e) {
+      // An operator error, the same on every try: refuse to start (as the YARN shim does) rather
+      // than run a policy nobody asked for.
+      throw new IOException("Circumflex configuration invalid, JobTracker not started: " + e.getMessage(), e);
+    } catch (CircumflexException | LinkageError e) {
+      engine = null;
+      fallbackReason = e.getMessage();
+      LOG.error("Circumflex engine unavailable, scheduling in FIFO order until a successful refresh: "
+          + e.getMessage(), e);
+    }
+    taskTrackerManager.addJobInProgressListener(listener);
+    eagerInit.setTaskTrackerManager(taskTrackerManager);
+    eagerInit.start();
+    taskTrackerManager.addJobInProgressListener(eagerInit);
+    long tickMs = Math.max(10, conf.getLong(TICK_MS_KEY, DEFAULT_TICK_MS));
+    timer = Executors.newSingleThreadScheduledExecutor(new ThreadFactory() {
+      @Override
+      public Thread newThread(Runnable r) {
+        Thread t = new Thread(r, "circumflex-tick");
+        t.setDaemon(true);
+        return t;
+      }
+    });
+    timer.scheduleWithFixedDelay(new Runnable() {
+      @Override
+      public void run() {
+        tick();
+      }
+    }, tickMs, tickMs, TimeUnit.MILLISECONDS);
+  }
+
+  @Override
+  public synchronized void terminate() throws IOException {
+    if (timer != null) {
+      timer.shutdownNow();
+    }
+    if (taskTrackerManager != null) {
+      taskTrackerManager.removeJobInProgressListener(listener);
+      taskTrackerManager.removeJobInProgressListener(eagerInit);
+    }
+    eagerInit.terminate();
+    NativeEngine e = engine;
+    engine = null;
+    fallbackReason = "terminated";
+    if (e != null) {
+      e.close();
+    }
+    super.terminate();
+  }
+
+  /** Whether the native engine is in use (false in FIFO fallback). For tests and the UI. */
+  public synchronized boolean isEngineActive() {
+    return engine != null;
+  }
+
+  /** Why the scheduler is in FIFO fallback, or null when the engine is active. */
+  public synchronized String getFallbackReason() {
+    return fallbackReason;
+  }
+
+  /** The engine's status JSON (policy, counters, nodes, jobs), or null in fallback. */
+  public String getEngineStatusJson() {
+    NativeEngine e = engine;
+    if (e == null) {
+      return null;
+    }
+    try {
+      return e.statusJson(System.currentTimeMillis());
+    } catch (CircumflexException ex) {
+      return null;
+    }
+  }
+
+  // ----- admission --------------------------------------------------------------------------
+
+  @Override
+  public synchronized void checkJobSubmission(JobInProgress job) throws IOException {
+    track(job, System.currentTimeMillis());
+  }
+
+  /**
+   * Registers {@code job} with the engine (once). Rejections and malformed per-job values become
+   * an IOException carrying the engine's message; engine failures fall back and accept the job.
+   */
+  private TrackedJob track(JobInProgress job, long now) throws IOException {
+    JobID id = job.getJobID();
+    TrackedJob tracked = jobs.get(id);
+    if (tracked != null) {
+      return tracked;
+    }
+    tracked = new TrackedJob(job);
+    NativeEngine e = engine;
+    if (e != null) {
+      try {
+        tracked.engineId = e.submitJob(jobKeys(job), now);
+      } catch (CircumflexRejectedException ex) {
+        throw new IOException("Circumflex rejected job " + id + ": " + ex.getMessage(), ex);
+      } catch (CircumflexInvalidJobException ex) {
+        throw new IOException("Circumflex cannot schedule job " + id + ", invalid configuration: "
+            + ex.getMessage(), ex);
+      } catch (CircumflexException | LinkageError ex) {
+        degrade("submitJob", ex);
+      }
+    }
+    jobs.put(id, tracked);
+    if (tracked.engineId >= 0) {
+      jobsByEngineId.put(tracked.engineId, tracked);
+    }
+    return tracked;
+  }
+
+  private static Map<String, String> jobKeys(JobInProgress job) {
+    return ConfKeys.jobKeys(resolved(job.getJobConf()), job.getJobID().toString());
+  }
+
+  // ----- heartbeat --------------------------------------------------------------------------
+
+  @Override
+  public synchronized List<Task> assignTasks(org.apache.hadoop.mapreduce.server.jobtracker.TaskTracker taskTracker)
+      throws IOException {
+    if (taskTrackerManager.isInSafeMode()) {
+      return null;
+    }
+    long now = System.currentTimeMillis();
+    TaskTrackerStatus tts = taskTracker.getStatus();
+    syncJobs(now);
+    sweepNodes(now);
+    int freeMap = Math.max(0, tts.getMaxMapSlots() - tts.countOccupiedMapSlots());
+    int freeReduce = Math.max(0, tts.getMaxReduceSlots() - tts.countOccupiedReduceSlots());
+    TrackedNode node = syncNode(tts);
+    if (freeMap == 0 && freeReduce == 0) {
+      return null;
+    }
+    ClusterStatus cluster = taskTrackerManager.getClusterStatus();
+    int clusterSize = cluster.getTaskTrackers();
+    int uniqueHosts = taskTrackerManager.getNumberOfUniqueHosts();
+    NativeEngine e = engine;
+    if (e != null && node != null && node.engineId >= 0) {
+      try {
+        return assignFromEngine(e, node, tts, freeMap, freeReduce, clusterSize, uniqueHosts, now);
+      } catch (CircumflexInternalException | LinkageError ex) {
+        degrade("nodeUpdate", ex);
+      } catch (CircumflexException ex) {
+        onceLog.warn("nodeUpdate:" + ex.getMessage(),
+            "Circumflex could not answer a heartbeat from " + tts.getTrackerName()
+                + "; FIFO for this heartbeat: " + ex.getMessage(), null);
+      }
+    }
+    return assignFifo(tts, freeMap, freeReduce, clusterSize, uniqueHosts);
+  }
+
+  private List<Task> assignFromEngine(NativeEngine e, TrackedNode node, TaskTrackerStatus tts, int freeMap,
+      int freeReduce, int clusterSize, int uniqueHosts, long now) throws IOException {
+    int n = e.nodeUpdate(node.engineId, freeMap, freeReduce, now, choices);
+    List<Task> assigned = new ArrayList<Task>();
+    int[] free = {freeMap, freeReduce};
+    for (int c = 0; c < n && (free[0] > 0 || free[1] > 0); c++) {
+      int base = c * NativeEngine.CHOICE_STRIDE;
+      TrackedJob job = jobsByEngineId.get(choices[base]);
+      int phase = choices[base + 1];
+      int count = choices[base + 2];
+      int allowed = choices[base + 3];
+      if (job == null || (phase != NativeEngine.MAP && phase != NativeEngine.REDUCE)
+          || job.jip.getStatus().getRunState() != JobStatus.RUNNING) {
+        continue;
+      }
+      TaskType type = phase == NativeEngine.MAP ? TaskType.MAP : TaskType.REDUCE;
+      int slotsPerTask = Math.max(1, job.jip.getNumSlotsPerTask(type));
+      for (int i = 0; i < count && free[phase] >= slotsPerTask; i++) {
+        Task task;
+        int locality;
+        if (phase == NativeEngine.MAP) {
+          task = job.jip.obtainNewNodeLocalMapTask(tts, clusterSize, uniqueHosts);
+          locality = NativeEngine.NODE_LOCAL;
+          if (task == null && allowed >= NativeEngine.RACK_LOCAL) {
+            task = job.jip.obtainNewNodeOrRackLocalMapTask(tts, clusterSize, uniqueHosts);
+            locality = NativeEngine.RACK_LOCAL;
+          }
+          if (task == null && allowed >= NativeEngine.ANY) {
+            task = job.jip.obtainNewMapTask(tts, clusterSize, uniqueHosts);
+            locality = NativeEngine.ANY;
+          }
+        } else {
+          task = job.jip.obtainNewReduceTask(tts, clusterSize, uniqueHosts);
+          locality = NativeEngine.ANY;
+        }
+        if (task == null) {
+          break;
+        }
+        assigned.add(task);
+        free[phase] -= Math.max(1, task.getNumSlotsRequired());
+        launched.put(task.getTaskID(), new Launched(job, phase, node, locality, now));
+        reportStarted(job, phase, node, locality, now);
+      }
+    }
+    return assigned;
+  }
+
+  private void reportStarted(TrackedJob job, int phase, TrackedNode node, int locality, long now) {
+    if (job.engineId < 0 || node.engineId < 0) {
+      return;
+    }
+    // The engine adjusts its pending count on every task event; resend Hadoop's at the next heartbeat.
+    job.sentPendingMap = -1;
+    job.sentPendingReduce = -1;
+    withEngine("taskStarted", "a task start", eng -> eng.taskStarted(job.engineId, phase, node.engineId, locality, now));
+  }
+
+  /**
+   * FIFO fallback: Hadoop's default order (priority, then submission time), node- or rack-local
+   * maps first, then any map; then reduces.
+   */
+  private List<Task> assignFifo(TaskTrackerStatus tts, int freeMap, int freeReduce, int clusterSize,
+      int uniqueHosts) throws IOException {
+    List<Task> assigned = new ArrayList<Task>();
+    List<JobInProgress> order = fifoOrder(jobs.values());
+    for (JobInProgress jip : order) {
+      if (jip.getStatus().getRunState() != JobStatus.RUNNING) {
+        continue;
+      }
+      while (freeMap > 0) {
+        Task t = jip.obtainNewNodeOrRackLocalMapTask(tts, clusterSize, uniqueHosts);
+        if (t == null) {
+          t = jip.obtainNewMapTask(tts, clusterSize, uniqueHosts);
+        }
+        if (t == null) {
+          break;
+        }
+        assigned.add(t);
+        freeMap -= Math.max(1, t.getNumSlotsRequired());
+      }
+      while (freeReduce > 0) {
+        Task t = jip.obtainNewReduceTask(tts, clusterSize, uniqueHosts);
+        if (t == null) {
+          break;
+        }
+        assigned.add(t);
+        freeReduce -= Math.max(1, t.getNumSlotsRequired());
+      }
+    }
+    return assigned;
+  }
+
+  /** Hadoop's FIFO order: higher priority first, then earlier start (submission) time, then id. */
+  static List<JobInProgress> fifoOrder(Collection<TrackedJob> tracked) {
+    List<JobInProgress> order = new ArrayList<JobInProgress>(tracked.size());
+    for (TrackedJob t : tracked) {
+      order.add(t.jip);
+    }
+    Collections.sort(order, new Comparator<JobInProgress>() {
+      @Override
+      public int compare(JobInProgress a, JobInProgress b) {
+        int c = a.getPriority().compareTo(b.getPriority());
+        if (c != 0) {
+          return c;
+        }
+        c = Long.compare(a.getStartTime(), b.getStartTime());
+        return c != 0 ? c : a.getJobID().compareTo(b.getJobID());
+      }
+    });
+    return order;
+  }
+
+  /**
+   * Brings the engine up to date with every tracked job: attempts that ended, pending counts,
+   * reduce readiness, and jobs that reached a final state.
+   */
+  private void syncJobs(long now) {
+    for (Iterator<Map.Entry<TaskAttemptID, Launched>> it = launched.entrySet().iterator(); it.hasNext();) {
+      Map.Entry<TaskAttemptID, Launched> entry = it.next();
+      Launched l = entry.getValue();
+      TaskStatus status = attemptStatus(l.job.jip, entry.getKey());
+      boolean jobOver = isFinal(l.job.jip);
+      if (status == null ? !jobOver : !isTerminal(status.getRunState())) {
+        continue;
+      }
+      it.remove();
+      boolean success = status != null && status.getRunState() == TaskStatus.State.SUCCEEDED;
+      long duration = status != null && status.getFinishTime() > 0 && status.getStartTime() > 0
+          ? status.getFinishTime() - status.getStartTime()
+          : now - l.launchedAt;
+      if (l.job.engineId >= 0 && l.node.engineId >= 0 && !l.job.finished) {
+        l.job.sentPendingMap = -1;
+        l.job.sentPendingReduce = -1;
+        withEngine("taskFinished", "a task end",
+            eng -> eng.taskFinished(l.job.engineId, l.phase, l.node.engineId, Math.max(0, duration), success, now));
+      }
+    }
+    for (Iterator<TrackedJob> it = jobs.values().iterator(); it.hasNext();) {
+      TrackedJob job = it.next();
+      if (isFinal(job.jip)) {
+        finishJob(job, now);
+        it.remove();
+        jobsByEngineId.remove(job.engineId);
+        continue;
+      }
+      if (engine == null || job.engineId < 0) {
+        continue;
+      }
+      boolean running = job.jip.getStatus().getRunState() == JobStatus.RUNNING;
+      int pendingMap = running ? job.jip.pendingMaps() : 0;
+      int pendingReduce = running ? job.jip.pendingReduces() : 0;
+      boolean ready = running && job.jip.scheduleReduces();
+      withEngine("setPending", "a job update", eng -> {
+        if (pendingMap != job.sentPendingMap) {
+          eng.setPending(job.engineId, NativeEngine.MAP, pendingMap);
+          job.sentPendingMap = pendingMap;
+        }
+        if (pendingReduce != job.sentPendingReduce) {
+          eng.setPending(job.engineId, NativeEngine.REDUCE, pendingReduce);
+          job.sentPendingReduce = pendingReduce;
+        }
+        if (job.sentReady == null || ready != job.sentReady) {
+          eng.setReducesReady(job.engineId, ready);
+          job.sentReady = ready;
+        }
+      });
+    }
+  }
+
+  private static TaskStatus attemptStatus(JobInProgress jip, TaskAttemptID attempt) {
+    TaskInProgress tip = jip.getTaskInProgress(attempt.getTaskID());
+    return tip == null ? null : tip.getTaskStatus(attempt);
+  }
+
+  static boolean isTerminal(TaskStatus.State state) {
+    switch (state) {
+      case SUCCEEDED:
+      case FAILED:
+      case KILLED:
+      case FAILED_UNCLEAN:
+      case KILLED_UNCLEAN:
+        return true;
+      default:
+        return false;
+    }
+  }
+
+  private static boolean isFinal(JobInProgress jip) {
+    int state = jip.getStatus().getRunState();
+    return state == JobStatus.SUCCEEDED || state == JobStatus.FAILED || state == JobStatus.KILLED;
+  }
+
+  private void finishJob(TrackedJob job, long now) {
+    if (job.finished) {
+      return;
+    }
+    job.finished = true;
+    if (job.engineId >= 0) {
+      withEngine("finishJob", "a job end", eng -> eng.finishJob(job.engineId, now));
+    }
+  }
+
+  /** Registers the tracker on first sight and forwards slot changes; null only if it has no name. */
+  private TrackedNode syncNode(TaskTrackerStatus tts) {
+    String name = tts.getTrackerName();
+    if (name == null) {
+      return null;
+    }
+    TrackedNode node = nodes.get(name);
+    if (node == null) {
+      node = new TrackedNode(name, tts.getHost(), rackOf(tts.getHost()));
+      nodes.put(name, node);
+    }
+    int maps = tts.getMaxMapSlots();
+    int reduces = tts.getMaxReduceSlots();
+    TrackedNode n = node;
+    withEngine("addNode", "tracker " + name, eng -> {
+      if (n.engineId < 0) {
+        n.engineId = eng.addNode(n.host, n.rack, maps, reduces);
+      } else if (maps != n.mapSlots || reduces != n.reduceSlots) {
+        eng.setNodeCapacity(n.engineId, maps, reduces);
+      }
+      n.mapSlots = maps;
+      n.reduceSlots = reduces;
+    });
+    return node;
+  }
+
+  private String rackOf(String host) {
+    if (taskTrackerManager instanceof JobTracker) {
+      Node n = ((JobTracker) taskTrackerManager).getNode(host);
+      if (n != null && n.getNetworkLocation() != null) {
+        return n.getNetworkLocation();
+      }
+    }
+    return "/default-rack";
+  }
+
+  /** Removes trackers the JobTracker no longer lists (lost or decommissioned). */
+  private void sweepNodes(long now) {
+    if (now - lastNodeSweep < NODE_SWEEP_MS) {
+      return;
+    }
+    lastNodeSweep = now;
+    Set<String> alive = new HashSet<String>();
+    for (TaskTrackerStatus s : taskTrackerManager.taskTrackers()) {
+      alive.add(s.getTrackerName());
+    }
+    for (Iterator<TrackedNode> it = nodes.values().iterator(); it.hasNext();) {
+      TrackedNode node = it.next();
+      if (alive.contains(node.trackerName)) {
+        continue;
+      }
+      it.remove();
+      if (node.engineId >= 0) {
+        withEngine("removeNode", "a lost tracker", eng -> eng.removeNode(node.engineId, now));
+      }
+    }
+  }
+
+  // ----- queries ----------------------------------------------------------------------------
+
+  /**
+   * Jobs of {@code queueName} in the engine's plan order; jobs the plan does not list (not yet
+   * submitted to the engine, or in fallback) follow in FIFO order.
+   */
+  @Override
+  public synchronized Collection<JobInProgress> getJobs(String queueName) {
+    List<JobInProgress> ordered = new ArrayList<JobInProgress>();
+    Set<JobID> added = new HashSet<JobID>();
+    withEngine("planJson", "the plan", eng -> {
+      for (Integer id : PlanOrder.jobIds(eng.planJson())) {
+        TrackedJob t = jobsByEngineId.get(id);
+        if (t != null && added.add(t.jip.getJobID())) {
+          ordered.add(t.jip);
+        }
+      }
+    });
+    for (JobInProgress jip : fifoOrder(jobs.values())) {
+      if (added.add(jip.getJobID())) {
+        ordered.add(jip);
+      }
+    }
+    if (queueName != null) {
+      for (Iterator<JobInProgress> it = ordered.iterator(); it.hasNext();) {
+        if (!queueName.equals(it.next().getProfile().getQueueName())) {
+          it.remove();
+        }
+      }
+    }
+    return ordered;
+  }
+
+  // ----- configuration ----------------------------------------------------------------------
+
+  /**
+   * Re-reads {@code mapred-site.xml} ({@code mradmin -refreshQueues}). The new configuration is
+   * validated by building a new engine and replaying the current trackers, jobs and running
+   * attempts into it; on any error the old engine and configuration stay and the error is thrown.
+   */
+  @Override
+  public synchronized void refresh() throws IOException {
+    Configuration fresh = reloadConfiguration();
+    NativeEngine candidate;
+    try {
+      candidate = createEngine(fresh);
+    } catch (CircumflexException | LinkageError ex) {
+      throw new IOException("Circumflex configuration rejected, keeping the previous one: " + ex.getMessage(), ex);
+    }
+    Map<TrackedNode, Integer> nodeIds = new HashMap<TrackedNode, Integer>();
+    Map<TrackedJob, Integer> jobIds = new HashMap<TrackedJob, Integer>();
+    long now = System.currentTimeMillis();
+    try {
+      for (TrackedNode node : nodes.values()) {
+        nodeIds.put(node, candidate.addNode(node.host, node.rack, node.mapSlots, node.reduceSlots));
+      }
+      for (TrackedJob job : jobs.values()) {
+        if (job.finished) {
+          continue;
+        }
+        long submitted = job.jip.getStartTime() > 0 ? Math.min(job.jip.getStartTime(), now) : now;
+        jobIds.put(job, candidate.submitJob(jobKeys(job.jip), submitted));
+      }
+      for (Launched l : launched.values()) {
+        Integer j = jobIds.get(l.job);
+        Integer n = nodeIds.get(l.node);
+        if (j != null && n != null) {
+          candidate.taskStarted(j, l.phase, n, l.locality, l.launchedAt);
+        }
+      }
+    } catch (CircumflexException | LinkageError ex) {
+      candidate.close();
+      throw new IOException("Circumflex configuration rejected while replaying the current jobs, keeping the "
+          + "previous one: " + ex.getMessage(), ex);
+    }
+    NativeEngine old = engine;
+    jobsByEngineId.clear();
+    for (TrackedJob job : jobs.values()) {
+      Integer id = jobIds.get(job);
+      job.engineId = id == null ? -1 : id;
+      job.sentPendingMap = -1;
+      job.sentPendingReduce = -1;
+      job.sentReady = null;
+      if (id != null) {
+        jobsByEngineId.put(id, job);
+      }
+    }
+    for (TrackedNode node : nodes.values()) {
+      node.engineId = nodeIds.get(node);
+    }
+    engine = candidate;
+    fallbackReason = null;
+    onceLog.reset();
+    if (old != null) {
+      old.close();
+    }
+    // Pending counts and readiness follow at the next heartbeat (sent* were reset above); calling
+    // into jobs here, outside the JobTracker's lock, could deadlock against job events.
+    LOG.info("Circumflex configuration refreshed: " + ConfKeys.schedulerKeys(resolved(fresh)));
+  }
+
+  /** The configuration {@link #refresh()} applies: {@code mapred-site.xml} read anew. Tests override it. */
+  protected Configuration reloadConfiguration() {
+    return new JobConf();
+  }
+
+  private static NativeEngine createEngine(Configuration c) {
+    return NativeEngine.create(ConfKeys.schedulerKeys(resolved(c)));
+  }
+
+  /** The configuration's entries with values resolved by Hadoop (variables expanded). */
+  static List<Map.Entry<String, String>> resolved(Configuration c) {
+    List<Map.Entry<String, String>> out = new ArrayList<Map.Entry<String, String>>();
+    for (Map.Entry<String, String> e : c) {
+      String value = c.get(e.getKey());
+      out.add(new java.util.AbstractMap.SimpleImmutableEntry<String, String>(e.getKey(),
+          value == null ? e.getValue() : value));
+    }
+    return out;
+  }
+
+  // ----- timer and failures -----------------------------------------------------------------
+
+  private void tick() {
+    NativeEngine e = engine;
+    if (e == null) {
+      return;
+    }
+    try {
+      e.tick(System.currentTimeMillis());
+    } catch (CircumflexInternalException | LinkageError ex) {
+      synchronized (this) {
+        if (engine == e) {
+          degrade("tick", ex);
+        }
+      }
+    } catch (CircumflexException ex) {
+      // Closed by a concurrent refresh or terminate: the next tick uses the new engine.
+      onceLog.warn("tick:" + ex.getMessage(), "Circumflex tick skipped: " + ex.getMessage(), null);
+    } catch (RuntimeException ex) {
+      onceLog.warn("tick:" + ex, "Circumflex tick failed: " + ex, ex);
+    }
+  }
+
+  /** One call on the engine. */
+  private interface EngineCall {
+    void run(NativeEngine engine);
+  }
+
+  /**
+   * Runs {@code call} on the engine unless in fallback. An internal failure (native panic, missing
+   * library) switches to FIFO; any other engine error concerns one event ({@code what}) and is
+   * logged once and ignored. Returns whether the call completed.
+   */
+  private boolean withEngine(String operation, String what, EngineCall call) {
+    NativeEngine e = engine;
+    if (e == null) {
+      return false;
+    }
+    try {
+      call.run(e);
+      return true;
+    } catch (CircumflexInternalException | LinkageError ex) {
+      degrade(operation, ex);
+    } catch (CircumflexUnknownIdException ex) {
+      // Expected after the engine completed a job on its last task while Hadoop still runs the
+      // job's cleanup task: updates for it are moot.
+      if (LOG.isDebugEnabled()) {
+        LOG.debug("Circumflex ignored " + what + ": " + ex.getMessage());
+      }
+    } catch (CircumflexException ex) {
+      onceLog.warn(operation + ":" + ex.getMessage(), "Circumflex ignored " + what + ": " + ex.getMessage(), null);
+    }
+    return false;
+  }
+
+  /** Switches to FIFO fallback after an engine failure; logs each distinct error once. */
+  private void degrade(String operation, Throwable cause) {
+    NativeEngine e = engine;
+    engine = null;
+    fallbackReason = operation + ": " + cause.getMessage();
+    onceLog.warn(operation + ":" + cause.getMessage(), "Circumflex engine failed in " + operation
+        + "; scheduling in FIFO order until a successful refresh: " + cause.getMessage(), cause);
+    if (e != null) {
+      try {
+        e.close();
+      } catch (RuntimeException | LinkageError ignored) {
+        // A poisoned engine may fail to close; it is abandoned either way.
+      }
+    }
+  }
+
+  // ----- listener and bookkeeping -----------------------------------------------------------
+
+  /** Job lifecycle events from the JobTracker (called under {@code synchronized(taskScheduler)}). */
+  private final class Listener extends JobInProgressListener {
+    @Override
+    public void jobAdded(JobInProgress job) throws IOException {
+      synchronized (CircumflexTaskScheduler.this) {
+        track(job, job.getStartTime() > 0 ? job.getStartTime() : System.currentTimeMillis());
+      }
+    }
+
+    @Override
+    public void jobRemoved(JobInProgress job) {
+      synchronized (CircumflexTaskScheduler.this) {
+        TrackedJob t = jobs.remove(job.getJobID());
+        if (t != null) {
+          finishJob(t, System.currentTimeMillis());
+          jobsByEngineId.remove(t.engineId);
+        }
+      }
+    }
+
+    /**
+     * Deliberately does nothing. Hadoop raises this event from inside {@code JobInProgress}
+     * (holding the job's lock, not always the JobTracker's), so taking the scheduler's lock here
+     * could deadlock against {@code assignTasks}, which holds the scheduler's lock while calling into
+     * jobs. Final states are picked up by {@code syncJobs} at the next heartbeat (300 ms on a small
+     * cluster); priority changes are not forwarded because the engine has no priority update.
+     */
+    @Override
+    public void jobUpdated(JobChangeEvent event) {}
+  }
+
+  /** A job as the scheduler tracks it. */
+  static final class TrackedJob {
+    final JobInProgress jip;
+    /** Engine id, or -1 when the engine has not seen the job (fallback). */
+    int engineId = -1;
+    int sentPendingMap = -1;
+    int sentPendingReduce = -1;
+    Boolean sentReady;
+    boolean finished;
+
+    TrackedJob(JobInProgress jip) {
+      this.jip = jip;
+    }
+  }
+
+  /** A tracker as the scheduler tracks it. */
+  static final class TrackedNode {
+    final String trackerName;
+    final String host;
+    final String rack;
+    int engineId = -1;
+    int mapSlots;
+    int reduceSlots;
+
+    TrackedNode(String trackerName, String host, String rack) {
+      this.trackerName = trackerName;
+      this.host = host;
+      this.rack = rack;
+    }
+  }
+
+  /** An attempt this scheduler launched. */
+  static final class Launched {
+    final TrackedJob job;
+    final int phase;
+    final TrackedNode node;
+    final int locality;
+    final long launchedAt;
+
+    Launched(TrackedJob job, int phase, TrackedNode node, int locality, long launchedAt) {
+      this.job = job;
+      this.phase = phase;
+      this.node = node;
+      this.locality = locality;
+      this.launchedAt = launchedAt;
+    }
+  }
+}
