@@ -54,6 +54,40 @@ enum Command {
         #[command(flatten)]
         run: RunArgs,
     },
+    /// Reproduce a paper's simulation study and write its report folder.
+    Reproduce {
+        #[command(subcommand)]
+        study: Study,
+    },
+}
+
+/// Paper reproductions.
+#[derive(Subcommand, Debug)]
+enum Study {
+    /// ASRPT (efficiency-ratio paper, Section VII): four workloads, both modes, ratios to the SRPT bound.
+    Asrpt {
+        /// Seeds 1..=N.
+        #[arg(long, default_value_t = 10)]
+        seeds: u64,
+        /// Arrival horizon T in slots.
+        #[arg(long, default_value_t = 500)]
+        slots: u32,
+        /// Output folder.
+        #[arg(long, default_value = "results/asrpt")]
+        out: PathBuf,
+    },
+    /// RTMR (real-time scheduling paper): Workloads I and II, Tables V and VI.
+    Rtmr {
+        /// Seeds 1..=N.
+        #[arg(long, default_value_t = 10)]
+        seeds: u64,
+        /// Initial worst-case estimates as a multiple of the longest actual task.
+        #[arg(long, default_value_t = 4.0)]
+        estimate_factor: f64,
+        /// Output folder.
+        #[arg(long, default_value = "results/rtmr")]
+        out: PathBuf,
+    },
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -386,6 +420,29 @@ fn main_result() -> Result<()> {
                 write_outputs(out, &workload, &results, &rows, &table)?;
                 eprintln!("wrote {}", out.display());
             }
+        }
+        Command::Reproduce { study: Study::Asrpt { seeds, slots, out } } => {
+            use circumflex::asrpt::study;
+            let cfg = study::StudyConfig { seeds, slots, ..study::StudyConfig::default() };
+            let started = Instant::now();
+            let result = study::run(&cfg, |cell| {
+                eprintln!("  {} {}: done", cell.setting.name, study::mode_name(cell.mode));
+            })?;
+            print!("{}", result.to_markdown());
+            let command = format!("circumflex reproduce asrpt --seeds {seeds} --slots {slots} --out {}", out.display());
+            result.write_report(&out, &command)?;
+            eprintln!("wrote {} in {:.1} s", out.display(), started.elapsed().as_secs_f64());
+        }
+        Command::Reproduce { study: Study::Rtmr { seeds, estimate_factor, out } } => {
+            use circumflex::rtmr::study;
+            let times = study::TaskTimes { estimate_factor, ..study::TaskTimes::default() };
+            let started = Instant::now();
+            let command = format!(
+                "circumflex reproduce rtmr --seeds {seeds} --estimate-factor {estimate_factor} --out {}",
+                out.display()
+            );
+            print!("{}", study::write_report(&out, seeds, times, &command)?);
+            eprintln!("wrote {} in {:.1} s", out.display(), started.elapsed().as_secs_f64());
         }
     }
     Ok(())
