@@ -178,6 +178,7 @@ pub fn sim_config(scheduler: Scheduler, cluster: ClusterSpec, times: TaskTimes, 
         replicas: 0,
         seed,
         record_tasks: true,
+        ..SimConfig::default()
     }
 }
 
