@@ -12,7 +12,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use circumflex::config::{KEY_EPOCH_MS, KEY_NODE_DELAY, KEY_OBJECTIVE, KEY_POLICY, KEY_POOL_MODE, KEY_RACK_DELAY};
@@ -364,7 +364,16 @@ fn describe(workload: &Workload, config: &SimConfig) -> String {
 }
 
 fn main_result() -> Result<()> {
-    let cli = Cli::parse();
+    let registered = format!(
+        "Registered policies: {}.\nFLEX objectives (flex:OBJECTIVE or --objective): avg_response_time, \
+         avg_stretch, max_stretch, max_response_time, total_tardiness, tardy_jobs, max_lateness, ... \
+         (see rust-core/src/flex/metrics.rs).",
+        circumflex::policies::POLICY_NAMES.join(", ")
+    );
+    let command = Cli::command()
+        .mut_subcommand("simulate", |c| c.after_help(registered.clone()))
+        .mut_subcommand("compare", |c| c.after_help(registered.clone()));
+    let cli = Cli::from_arg_matches(&command.get_matches()).unwrap_or_else(|e| e.exit());
     match cli.command {
         Command::Simulate { policy, objective, run } => {
             let config = run.sim_config(&policy, objective.as_deref())?;
