@@ -67,7 +67,7 @@ use crate::config::EngineConfig;
 use crate::error::Result;
 use crate::model::{JobId, JobState, Phase, Time};
 use crate::policy::{
-    pool_demand, pool_remaining_work, slot_bounds, ClusterView, Plan, PlanBuilder, Policy, PoolMode, Snapshot,
+    pool_demand, pool_remaining_work, slot_bounds, ClusterView, Plan, PlanBuilder, Policy, Pool, PoolMode, Snapshot,
 };
 
 use metrics::{JobFacts, Method, Objective, Penalty};
@@ -245,14 +245,22 @@ impl Policy for FlexPolicy {
 
     fn plan(&mut self, snapshot: &Snapshot<'_>) -> Plan {
         let cluster = snapshot.cluster;
-        let mut solved = Vec::new();
-        for pool in cluster.pools() {
-            let mut ids: Vec<JobId> = Vec::new();
-            let mut problem = FlexProblem { capacity: pool.capacity, start: snapshot.now as f64, items: Vec::new() };
-            for job in snapshot.active_jobs() {
-                let demand = pool_demand(job, &pool);
-                let work = pool_remaining_work(job, &pool);
-                if demand == 0 || work <= 0.0 {
+        let pools: Vec<Pool> = cluster.pools().collect();
+        let start = snapshot.now as f64;
+        let mut problems: Vec<(Vec<JobId>, FlexProblem)> = pools
+            .iter()
+            .map(|p| (Vec::new(), FlexProblem { capacity: p.capacity, start, items: Vec::new() }))
+            .collect();
+        // One pass over the jobs for all pools: job states are large, and this walk is most of the
+        // plan's memory traffic.
+        for job in snapshot.active_jobs() {
+            for (pool, (ids, problem)) in pools.iter().zip(problems.iter_mut()) {
+                let demand = pool_demand(job, pool);
+                if demand == 0 {
+                    continue;
+                }
+                let work = pool_remaining_work(job, pool);
+                if work <= 0.0 {
                     continue;
                 }
                 let (min, max) = slot_bounds(job, pool.capacity);
@@ -265,9 +273,15 @@ impl Policy for FlexPolicy {
                     facts: job_facts(self.objective, job, &cluster, pool.phases),
                 });
             }
-            let solution = solve(self.objective, &problem);
-            solved.push((pool, ids, solution));
         }
+        let solved: Vec<(Pool, Vec<JobId>, FlexSolution)> = pools
+            .into_iter()
+            .zip(problems)
+            .map(|(pool, (ids, problem))| {
+                let solution = solve(self.objective, &problem);
+                (pool, ids, solution)
+            })
+            .collect();
         // Plan order: best position in any pool (module docs). Walking positions in step, pools
         // in order, meets every job first at its best (position, pool): a linear merge.
         let mut seen = vec![false; snapshot.jobs.len()];
