@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use crate::model::Time;
+use crate::model::{JobSpec, Time};
 use crate::policy::PoolMode;
 
 /// `circumflex.policy`: the policy name (see `policies::POLICY_NAMES`).
@@ -140,6 +140,219 @@ impl EngineConfig {
     }
 }
 
+// ----- per-job settings ---------------------------------------------------------------------
+
+/// `circumflex.job.weight`: relative importance (> 0).
+pub const JOB_WEIGHT: &str = "circumflex.job.weight";
+/// `circumflex.job.deadline.ms`: deadline in ms RELATIVE to submission.
+pub const JOB_DEADLINE_MS: &str = "circumflex.job.deadline.ms";
+/// `circumflex.job.sla`: SLA steps `relative_ms:penalty,...`, e.g. `60000:1,120000:5`.
+pub const JOB_SLA: &str = "circumflex.job.sla";
+/// `circumflex.job.goal.ms`: completion-time goal in ms relative to submission.
+pub const JOB_GOAL_MS: &str = "circumflex.job.goal.ms";
+/// `circumflex.job.min.slots`: slots guaranteed while the job has work.
+pub const JOB_MIN_SLOTS: &str = "circumflex.job.min.slots";
+/// `circumflex.job.max.slots`: most slots the job may hold.
+pub const JOB_MAX_SLOTS: &str = "circumflex.job.max.slots";
+/// `circumflex.job.dataset`: dataset the map phase scans (shared scans).
+pub const JOB_DATASET: &str = "circumflex.job.dataset";
+/// `circumflex.job.map.ms`: estimated duration of one map task.
+pub const JOB_MAP_MS: &str = "circumflex.job.map.ms";
+/// `circumflex.job.reduce.ms`: estimated duration of one reduce task.
+pub const JOB_REDUCE_MS: &str = "circumflex.job.reduce.ms";
+/// `mapreduce.workflow.adjacency.` prefix: `<prefix><node>` = comma-separated successors.
+pub const WORKFLOW_ADJACENCY_PREFIX: &str = "mapreduce.workflow.adjacency.";
+
+/// Most tasks accepted in one phase (mirrors `JobSpec::validate`).
+const MAX_TASKS: u32 = 10_000_000;
+
+/// The first key of `keys` that is set, with its value (new MapReduce names before old ones).
+fn first_of<'a>(conf: &'a BTreeMap<String, String>, keys: &[&'a str]) -> Option<(&'a str, &'a str)> {
+    keys.iter().find_map(|k| conf.get(*k).map(|v| (*k, v.as_str())))
+}
+
+/// [`parse_int`] for a job key: the same checks, reported as [`Error::InvalidJob`].
+fn job_int<T>(key: &str, value: &str, lo: T, hi: T) -> Result<T>
+where
+    T: std::str::FromStr + PartialOrd + std::fmt::Display + Copy,
+{
+    parse_int(key, value, lo, hi).map_err(config_to_job_error)
+}
+
+/// [`parse_f64`] for a job key, with the job-facing description of what is allowed.
+fn job_f64(key: &str, value: &str, lo: f64, hi: f64, allowed: &str) -> Result<f64> {
+    parse_f64(key, value, lo, hi).map_err(|_| Error::job(key, value, allowed))
+}
+
+/// Re-labels a configuration error as a job error (same key, value and allowed values).
+fn config_to_job_error(err: Error) -> Error {
+    match err {
+        Error::InvalidConfig { key, value, allowed } => Error::InvalidJob { field: key, value, allowed },
+        other => other,
+    }
+}
+
+/// Offsets `relative` ms from `now`, refusing overflow.
+fn relative_time(key: &str, value: &str, now: Time) -> Result<Time> {
+    let rel: Time = job_int(key, value, 0, crate::model::MAX_TASK_MS * 10)?;
+    now.checked_add(rel).ok_or_else(|| Error::job(key, value, "a relative time that does not overflow"))
+}
+
+/// Parses `mapreduce.job.priority`: Hadoop's names or an integer.
+fn job_priority(key: &str, value: &str) -> Result<i32> {
+    match value.trim().to_ascii_uppercase().as_str() {
+        "VERY_HIGH" => Ok(2),
+        "HIGH" => Ok(1),
+        "NORMAL" | "DEFAULT" => Ok(0),
+        "LOW" => Ok(-1),
+        "VERY_LOW" => Ok(-2),
+        other => other
+            .parse::<i32>()
+            .map_err(|_| Error::job(key, value, "VERY_HIGH, HIGH, NORMAL, LOW, VERY_LOW, DEFAULT or an integer")),
+    }
+}
+
+/// Parses SLA steps `relative_ms:penalty[,relative_ms:penalty...]` into absolute steps.
+fn job_sla(value: &str, now: Time) -> Result<Vec<crate::model::SlaStep>> {
+    let allowed = "comma-separated steps relative_ms:penalty, e.g. 60000:1,120000:5";
+    let mut steps = Vec::new();
+    for part in value.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let (ms, penalty) = part.split_once(':').ok_or_else(|| Error::job(JOB_SLA, value, allowed))?;
+        let deadline_ms = relative_time(JOB_SLA, ms, now).map_err(|_| Error::job(JOB_SLA, value, allowed))?;
+        let penalty: f64 = penalty.trim().parse().map_err(|_| Error::job(JOB_SLA, value, allowed))?;
+        if !(penalty.is_finite() && penalty >= 0.0) {
+            return Err(Error::job(JOB_SLA, value, "penalties that are finite numbers >= 0"));
+        }
+        steps.push(crate::model::SlaStep { deadline_ms, penalty });
+    }
+    if steps.is_empty() {
+        return Err(Error::job(JOB_SLA, value, allowed));
+    }
+    if steps.windows(2).any(|w| w[1].deadline_ms <= w[0].deadline_ms || w[1].penalty < w[0].penalty) {
+        return Err(Error::job(JOB_SLA, value, "steps with increasing times and non-decreasing penalties"));
+    }
+    Ok(steps)
+}
+
+/// Maps a job configuration (every key the host forwards, as strings) to a [`JobSpec`] submitted at
+/// `now`. Keys, old MapReduce names in brackets:
+/// - `mapreduce.job.maps` [`mapred.map.tasks`], `mapreduce.job.reduces` [`mapred.reduce.tasks`];
+/// - `mapreduce.job.name` [`mapred.job.name`], `mapreduce.job.user.name` [`user.name`],
+///   `mapreduce.job.id` (external id), `mapreduce.job.priority`;
+/// - `circumflex.job.weight`, `.deadline.ms`, `.sla`, `.goal.ms` (all times RELATIVE to submission),
+///   `.min.slots`, `.max.slots`, `.dataset`, `.map.ms`, `.reduce.ms`;
+/// - `mapreduce.job.reduce.slowstart.completedmaps`;
+/// - `mapreduce.map.memory.mb`, `mapreduce.map.cpu.vcores` (per-task resources);
+/// - `mapreduce.workflow.id`, `mapreduce.workflow.node.name`, `mapreduce.workflow.adjacency.<node>`.
+///
+/// Other keys are ignored. Every malformed value is an [`Error::InvalidJob`] naming the key, the
+/// value and what is allowed.
+///
+/// Decisions where Hadoop leaves a gap:
+/// - A missing map count means 1 map (the job is a black box; a YARN host grows the totals from
+///   the application's asks). A missing reduce count means Hadoop's default, 1 reduce.
+/// - The slow-start key defaults to 1.0 (reduces after all maps, as the papers assume), not
+///   Hadoop's 0.05; hosts that know better (the YARN AM's asks) override readiness directly.
+/// - A flow needs both `mapreduce.workflow.id` and `mapreduce.workflow.node.name`; either alone
+///   is an error, since a half-declared flow cannot be placed in its DAG.
+pub fn job_spec_from_conf(conf: &BTreeMap<String, String>, now: Time) -> Result<JobSpec> {
+    if now < 0 {
+        return Err(Error::job("submit time", now, "a time >= 0"));
+    }
+    let maps = match first_of(conf, &["mapreduce.job.maps", "mapred.map.tasks"]) {
+        Some((k, v)) => job_int(k, v, 0, MAX_TASKS)?,
+        None => 1,
+    };
+    let reduces = match first_of(conf, &["mapreduce.job.reduces", "mapred.reduce.tasks"]) {
+        Some((k, v)) => job_int(k, v, 0, MAX_TASKS)?,
+        None => 1,
+    };
+    let mut spec = JobSpec::new(now, maps, reduces);
+    let text = |keys: &[&str]| first_of(conf, keys).map(|(_, v)| v.trim().to_string());
+    spec.name = text(&["mapreduce.job.name", "mapred.job.name"]).unwrap_or_default();
+    spec.user = text(&["mapreduce.job.user.name", "user.name"]).unwrap_or_default();
+    spec.external_id = text(&["mapreduce.job.id"]).unwrap_or_default();
+    if let Some((k, v)) = first_of(conf, &["mapreduce.job.priority", "mapred.job.priority"]) {
+        spec.priority = job_priority(k, v)?;
+    }
+    if let Some(v) = conf.get(JOB_WEIGHT) {
+        spec.weight = job_f64(JOB_WEIGHT, v, f64::MIN_POSITIVE, 1e12, "a finite number > 0")?;
+    }
+    if let Some(v) = conf.get(JOB_DEADLINE_MS) {
+        spec.deadline_ms = Some(relative_time(JOB_DEADLINE_MS, v, now)?);
+    }
+    if let Some(v) = conf.get(JOB_SLA) {
+        spec.sla = job_sla(v, now)?;
+    }
+    if let Some(v) = conf.get(JOB_GOAL_MS) {
+        spec.goal_ms = Some(relative_time(JOB_GOAL_MS, v, now)?);
+    }
+    if let Some(v) = conf.get(JOB_MIN_SLOTS) {
+        spec.min_slots = job_int(JOB_MIN_SLOTS, v, 0, MAX_TASKS)?;
+    }
+    if let Some(v) = conf.get(JOB_MAX_SLOTS) {
+        spec.max_slots = Some(job_int(JOB_MAX_SLOTS, v, 1, MAX_TASKS)?);
+        if let Some(max) = spec.max_slots {
+            if spec.min_slots > max {
+                let min = spec.min_slots.to_string();
+                return Err(Error::job(JOB_MIN_SLOTS, min, format!("at most {JOB_MAX_SLOTS} ({max})")));
+            }
+        }
+    }
+    if let Some(v) = conf.get(JOB_DATASET) {
+        if v.trim().is_empty() {
+            return Err(Error::job(JOB_DATASET, v, "a non-empty dataset name"));
+        }
+        spec.dataset = Some(v.trim().to_string());
+    }
+    if let Some(v) = conf.get(JOB_MAP_MS) {
+        spec.maps.task_ms = Some(job_int(JOB_MAP_MS, v, 0, crate::model::MAX_TASK_MS)?);
+    }
+    if let Some(v) = conf.get(JOB_REDUCE_MS) {
+        spec.reduces.task_ms = Some(job_int(JOB_REDUCE_MS, v, 0, crate::model::MAX_TASK_MS)?);
+    }
+    let slowstart = "mapreduce.job.reduce.slowstart.completedmaps";
+    if let Some(v) = conf.get(slowstart) {
+        spec.reduce_slowstart = job_f64(slowstart, v, 0.0, 1.0, "a fraction in [0, 1]")?;
+    }
+    if let Some(v) = conf.get("mapreduce.map.memory.mb") {
+        spec.resources.memory_mb = job_int("mapreduce.map.memory.mb", v, 0, 1 << 24)?;
+    }
+    if let Some(v) = conf.get("mapreduce.map.cpu.vcores") {
+        spec.resources.vcores = job_int("mapreduce.map.cpu.vcores", v, 0, 1 << 16)?;
+    }
+    spec.flow = job_flow(conf)?;
+    spec.validate()?;
+    Ok(spec)
+}
+
+/// Reads the `mapreduce.workflow.*` keys into a flow membership, if the job declares one.
+fn job_flow(conf: &BTreeMap<String, String>) -> Result<Option<crate::model::FlowMembership>> {
+    const ID: &str = "mapreduce.workflow.id";
+    const NODE: &str = "mapreduce.workflow.node.name";
+    let id = conf.get(ID).map(|v| v.trim()).filter(|v| !v.is_empty());
+    let node = conf.get(NODE).map(|v| v.trim()).filter(|v| !v.is_empty());
+    let (flow_id, node_name) = match (id, node) {
+        (None, None) => return Ok(None),
+        (Some(f), Some(n)) => (f.to_string(), n.to_string()),
+        (Some(f), None) => return Err(Error::job(NODE, "", format!("a node name, since {ID} = '{f}' is set"))),
+        (None, Some(n)) => return Err(Error::job(ID, "", format!("a flow id, since {NODE} = '{n}' is set"))),
+    };
+    let mut adjacency = Vec::new();
+    for (key, value) in conf.range(WORKFLOW_ADJACENCY_PREFIX.to_string()..) {
+        let Some(from) = key.strip_prefix(WORKFLOW_ADJACENCY_PREFIX) else {
+            break;
+        };
+        if from.is_empty() {
+            return Err(Error::job(key, value, "a key mapreduce.workflow.adjacency.<node name>"));
+        }
+        let successors: Vec<String> =
+            value.split(',').map(str::trim).filter(|s| !s.is_empty()).map(str::to_string).collect();
+        adjacency.push((from.to_string(), successors));
+    }
+    Ok(Some(crate::model::FlowMembership { flow_id, node_name, adjacency }))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -164,5 +377,114 @@ mod tests {
         assert!(err.contains("circumflex.epoch.ms") && err.contains("-5") && err.contains("integer"), "{err}");
         let err = EngineConfig::from_pairs([("circumflex.pool.mode", "both")]).unwrap_err().to_string();
         assert!(err.contains("split or shared"), "{err}");
+    }
+
+    fn conf(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+        pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+    }
+
+    #[test]
+    fn job_conf_maps_every_key() {
+        let c = conf(&[
+            ("mapreduce.job.maps", "12"),
+            ("mapreduce.job.reduces", "3"),
+            ("mapreduce.job.name", "wordcount"),
+            ("mapreduce.job.user.name", "alice"),
+            ("mapreduce.job.priority", "HIGH"),
+            ("circumflex.job.weight", "2.5"),
+            ("circumflex.job.deadline.ms", "60000"),
+            ("circumflex.job.sla", "60000:1, 120000:5"),
+            ("circumflex.job.goal.ms", "90000"),
+            ("circumflex.job.min.slots", "2"),
+            ("circumflex.job.max.slots", "8"),
+            ("circumflex.job.dataset", "logs"),
+            ("circumflex.job.map.ms", "4000"),
+            ("circumflex.job.reduce.ms", "9000"),
+            ("mapreduce.job.reduce.slowstart.completedmaps", "0.5"),
+            ("mapreduce.workflow.id", "flow-1"),
+            ("mapreduce.workflow.node.name", "b"),
+            ("mapreduce.workflow.adjacency.a", "b,c"),
+            ("mapreduce.workflow.adjacency.b", "c"),
+            ("unrelated.key", "x"),
+        ]);
+        let s = job_spec_from_conf(&c, 1_000).unwrap();
+        assert_eq!((s.maps.tasks, s.reduces.tasks), (12, 3));
+        assert_eq!((s.name.as_str(), s.user.as_str(), s.priority), ("wordcount", "alice", 1));
+        assert_eq!(s.weight, 2.5);
+        assert_eq!(s.deadline_ms, Some(61_000), "deadline is relative to submission");
+        assert_eq!(
+            s.sla.iter().map(|x| (x.deadline_ms, x.penalty)).collect::<Vec<_>>(),
+            [(61_000, 1.0), (121_000, 5.0)]
+        );
+        assert_eq!(s.goal_ms, Some(91_000));
+        assert_eq!((s.min_slots, s.max_slots), (2, Some(8)));
+        assert_eq!(s.dataset.as_deref(), Some("logs"));
+        assert_eq!((s.maps.task_ms, s.reduces.task_ms), (Some(4000), Some(9000)));
+        assert_eq!(s.reduce_slowstart, 0.5);
+        let flow = s.flow.unwrap();
+        assert_eq!((flow.flow_id.as_str(), flow.node_name.as_str()), ("flow-1", "b"));
+        assert_eq!(flow.adjacency, vec![("a".into(), vec!["b".into(), "c".into()]), ("b".into(), vec!["c".into()])]);
+    }
+
+    #[test]
+    fn job_conf_old_names_and_defaults() {
+        let s = job_spec_from_conf(&conf(&[("mapred.map.tasks", "4"), ("mapred.reduce.tasks", "0")]), 5).unwrap();
+        assert_eq!((s.maps.tasks, s.reduces.tasks, s.submit_ms), (4, 0, 5));
+        let s = job_spec_from_conf(&conf(&[("mapreduce.job.maps", "4"), ("mapred.map.tasks", "9")]), 0).unwrap();
+        assert_eq!(s.maps.tasks, 4, "the new name wins");
+        let s = job_spec_from_conf(&BTreeMap::new(), 0).unwrap();
+        assert_eq!((s.maps.tasks, s.reduces.tasks, s.weight, s.reduce_slowstart), (1, 1, 1.0, 1.0));
+        assert!(s.flow.is_none());
+    }
+
+    #[test]
+    fn job_conf_errors_name_key_value_and_allowed() {
+        let cases: &[(&str, &str, &str)] = &[
+            ("mapreduce.job.maps", "many", "integer"),
+            ("mapreduce.job.reduces", "-1", "integer"),
+            ("circumflex.job.weight", "0", "> 0"),
+            ("circumflex.job.weight", "NaN", "> 0"),
+            ("circumflex.job.deadline.ms", "-5", "integer"),
+            ("circumflex.job.sla", "60000", "relative_ms:penalty"),
+            ("circumflex.job.sla", "60000:5,30000:6", "increasing"),
+            ("circumflex.job.sla", "60000:x", "relative_ms:penalty"),
+            ("circumflex.job.goal.ms", "soon", "integer"),
+            ("circumflex.job.max.slots", "0", "integer in [1"),
+            ("circumflex.job.dataset", " ", "non-empty"),
+            ("circumflex.job.map.ms", "1e3", "integer"),
+            ("mapreduce.job.reduce.slowstart.completedmaps", "1.5", "fraction"),
+            ("mapreduce.job.priority", "URGENT", "VERY_HIGH"),
+        ];
+        for (key, value, allowed) in cases {
+            let err = job_spec_from_conf(&conf(&[(key, value)]), 0).unwrap_err();
+            assert!(matches!(err, Error::InvalidJob { .. }), "{key}: {err:?}");
+            let msg = err.to_string();
+            assert!(msg.contains(key) && msg.contains(value.trim()) && msg.contains(allowed), "{key}={value}: {msg}");
+        }
+        let err = job_spec_from_conf(&conf(&[("circumflex.job.min.slots", "5"), ("circumflex.job.max.slots", "3")]), 0)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("circumflex.job.min.slots") && err.contains("circumflex.job.max.slots"), "{err}");
+        let err = job_spec_from_conf(&conf(&[("mapreduce.workflow.id", "f")]), 0).unwrap_err().to_string();
+        assert!(err.contains("mapreduce.workflow.node.name"), "{err}");
+        let err = job_spec_from_conf(&conf(&[("mapreduce.job.maps", "0"), ("mapreduce.job.reduces", "0")]), 0);
+        assert!(err.unwrap_err().to_string().contains("at least one task"));
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn job_conf_never_panics_and_errors_name_the_key(key_idx in 0usize..12, value in "\\PC{0,12}") {
+            let keys = [
+                "mapreduce.job.maps", "mapreduce.job.reduces", "circumflex.job.weight", "circumflex.job.deadline.ms",
+                "circumflex.job.sla", "circumflex.job.goal.ms", "circumflex.job.min.slots", "circumflex.job.max.slots",
+                "circumflex.job.map.ms", "circumflex.job.reduce.ms", "mapreduce.job.reduce.slowstart.completedmaps",
+                "mapreduce.job.priority",
+            ];
+            let key = keys[key_idx];
+            if let Err(err) = job_spec_from_conf(&conf(&[(key, &value)]), 1000) {
+                let msg = err.to_string();
+                proptest::prop_assert!(msg.contains(key) || msg.contains("at least one task"), "{msg}");
+            }
+        }
     }
 }

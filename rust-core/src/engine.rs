@@ -332,6 +332,7 @@ impl Engine {
         let p = j.phase_mut(phase);
         p.pending = p.pending.saturating_sub(1);
         p.running += 1;
+        p.running_start_sum = p.running_start_sum.saturating_add(now);
         p.total = p.total.max(p.finished + p.running + p.pending);
         j.started_ms.get_or_insert(now);
         if phase == Phase::Map {
@@ -367,7 +368,13 @@ impl Engine {
             j.task_finish_ms[phase.idx()].push(now);
         }
         let p = j.phase_mut(phase);
+        if p.running > 0 {
+            p.running_start_sum = p.running_start_sum.saturating_sub(now.saturating_sub(duration_ms.max(0)));
+        }
         p.running = p.running.saturating_sub(1);
+        if p.running == 0 {
+            p.running_start_sum = 0;
+        }
         if success {
             p.finished += 1;
             let d = duration_ms.clamp(0, crate::model::MAX_TASK_MS);

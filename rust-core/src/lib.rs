@@ -12,21 +12,32 @@
 //! - [`config`]: `circumflex.*` keys, parsed and validated.
 //! - [`error`]: typed errors whose messages name the bad key or field.
 //! - [`asrpt`]: ASRPT, its SRPT lower bound and the slot-model baselines (efficiency-ratio paper).
+//! - [`adaptive`]: the Adaptive Scheduler family (completion-time goals).
 //! - [`rtmr`]: the RTMR deadline scheduler with admission control, and the Deadline Constraint baseline.
 //! - [`flex`]: FLEX: the objective family, generalized Smith's rule, the backwards DP and ready-list
 //!   malleable packing (reused by CIRCUMFLEX and FlowFlex), and the `flex` policy.
+//! - [`plot`]: dependency-free, deterministic SVG line and bar charts for reports.
+//! - [`sim`]: the deterministic discrete-event simulator driving the [`Engine`], workload generators,
+//!   metrics and reports.
+//! - [`trace`]: SWIM TSV and Rumen JSON readers producing simulator workloads.
+//! - [`ffi`]: the JNI exports and the C ABI over the engine (handles, error mapping, panics).
 #![deny(missing_docs)]
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 
+pub mod adaptive;
 pub mod asrpt;
 pub mod config;
 pub mod engine;
 pub mod error;
+pub mod ffi;
 pub mod flex;
 pub mod model;
+pub mod plot;
 pub mod policies;
 pub mod policy;
 pub mod rtmr;
+pub mod sim;
+pub mod trace;
 
 pub use config::EngineConfig;
 pub use engine::{Choice, Engine};

@@ -331,12 +331,21 @@ pub struct PhaseState {
     pub observed_ms_sum: i64,
     /// Longest observed task duration.
     pub observed_ms_max: i64,
+    /// Sum of the start times of the running tasks, so the total elapsed time of running tasks
+    /// at `now` is `running * now - running_start_sum` without per-task state.
+    #[serde(default)]
+    pub running_start_sum: i64,
 }
 
 impl PhaseState {
     /// Tasks not yet finished.
     pub fn remaining(&self) -> u32 {
         self.pending + self.running
+    }
+
+    /// Total time the running tasks have been running at `now`.
+    pub fn running_elapsed_ms(&self, now: Time) -> i64 {
+        (self.running as i64).saturating_mul(now).saturating_sub(self.running_start_sum).max(0)
     }
 }
 

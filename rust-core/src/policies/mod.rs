@@ -10,7 +10,7 @@ use crate::error::{Error, Result};
 use crate::policy::Policy;
 
 /// Every policy name `create` accepts (test-only policies excluded).
-pub const POLICY_NAMES: &[&str] = &["fifo", "fair", "flex", "asrpt", "rtmr", "deadline-constraint"];
+pub const POLICY_NAMES: &[&str] = &["fifo", "fair", "flex", "asrpt", "rtmr", "deadline-constraint", "adaptive"];
 
 /// Builds the configured policy, validating its parameters.
 pub fn create(config: &EngineConfig) -> Result<Box<dyn Policy>> {
@@ -19,6 +19,9 @@ pub fn create(config: &EngineConfig) -> Result<Box<dyn Policy>> {
         "fair" => Ok(Box::new(fair::Fair)),
         "flex" => Ok(Box::new(crate::flex::FlexPolicy::from_config(config)?)),
         "asrpt" => Ok(Box::new(crate::asrpt::policy::AsrptPolicy)),
+        "adaptive" => Ok(Box::new(crate::adaptive::scheduler::AdaptivePolicy::new(
+            crate::adaptive::scheduler::AdaptiveConfig::from_engine(config)?,
+        ))),
         "deadline-constraint" => Ok(Box::new(crate::rtmr::dc::DeadlineConstraint::from_engine(config)?)),
         "rtmr" => {
             Ok(Box::new(crate::rtmr::policy::RtmrPolicy::new(crate::rtmr::policy::RtmrConfig::from_engine(config)?)))

@@ -18,7 +18,7 @@ use crate::error::{Error, Result};
 use crate::model::{JobId, Time};
 use crate::policy::{Admission, AssignmentRule, Plan, PlanBuilder, Policy, Snapshot};
 
-use super::policy::{CostModel, NoDeadline, RtmrConfig};
+use super::policy::{CostModel, RtmrConfig};
 
 /// How `n_m^min` is computed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -80,13 +80,7 @@ impl Policy for DeadlineConstraint {
     fn admit(&mut self, snapshot: &Snapshot<'_>, candidate: JobId) -> Admission {
         let job = snapshot.job(candidate);
         let Some(deadline) = job.spec.deadline_ms else {
-            return match self.cfg.no_deadline {
-                NoDeadline::BestEffort => {
-                    self.best_effort.push(candidate);
-                    Admission::Accept
-                }
-                NoDeadline::Reject => Admission::Reject { reason: "no deadline and rtmr.no.deadline=reject".into() },
-            };
+            return self.cfg.no_deadline.admit(&mut self.best_effort, candidate);
         };
         let (l, q) = (snapshot.cluster.map_slots as u64, snapshot.cluster.reduce_slots as u64);
         let (m, r) = (job.spec.maps.tasks, job.spec.reduces.tasks);

@@ -112,6 +112,22 @@ impl RtmrConfig {
     }
 }
 
+impl NoDeadline {
+    /// Admits a job without a deadline as configured: best-effort jobs are recorded in `best_effort`
+    /// (ranked after every deadline job). Shared by RTMR and the Deadline Constraint baseline.
+    pub fn admit(self, best_effort: &mut Vec<JobId>, candidate: JobId) -> Admission {
+        match self {
+            NoDeadline::BestEffort => {
+                best_effort.push(candidate);
+                Admission::Accept
+            }
+            NoDeadline::Reject => Admission::Reject {
+                reason: "no deadline (circumflex.job.deadline.ms) and circumflex.rtmr.no.deadline=reject".into(),
+            },
+        }
+    }
+}
+
 /// Worst-case per-task cost model shared by RTMR and the Deadline Constraint baseline (§1.3).
 #[derive(Clone, Debug, PartialEq)]
 pub struct CostModel {
@@ -311,15 +327,7 @@ impl Policy for RtmrPolicy {
         self.sync_slots(snapshot);
         let job = snapshot.job(candidate);
         let Some(deadline) = job.spec.deadline_ms else {
-            return match self.cfg.no_deadline {
-                NoDeadline::BestEffort => {
-                    self.best_effort.push(candidate);
-                    Admission::Accept
-                }
-                NoDeadline::Reject => Admission::Reject {
-                    reason: "no deadline (circumflex.job.deadline.ms) and rtmr.no.deadline=reject".into(),
-                },
-            };
+            return self.cfg.no_deadline.admit(&mut self.best_effort, candidate);
         };
         if self.slots.0 == 0 || (self.slots.1 == 0 && job.spec.reduces.tasks > 0) {
             return Admission::Reject { reason: "the cluster has no map or reduce slots to run it".into() };

@@ -1,0 +1,47 @@
+# Circumflex: the two user commands are `make demo` and `make test` (see README.md).
+# Both do their own set-up: Gradle and a JDK from Debian if missing; Hadoop 3.4.1 from Maven Central
+# through Gradle; Rust crates from crates.io through cargo.
+
+SHELL := /bin/bash
+GRADLE ?= gradle
+GRADLE_FLAGS ?= --console=plain
+CARGO ?= cargo
+APT := $(shell command -v sudo >/dev/null 2>&1 && [ "$$(id -u)" != 0 ] && echo sudo) apt-get
+
+.PHONY: demo test setup rust-test java-test jar clean
+
+## The main job: a small workload on an embedded MiniMRYarnCluster under fifo and fair; prints
+## per-job response times and their mean per policy.
+demo: setup
+	$(GRADLE) $(GRADLE_FLAGS) -q :integration-tests:yarn:demo
+
+## Every test: Rust unit/property tests, the cbindgen header check, the C ABI test, Java unit tests,
+## ResourceManager start-up tests and the MiniMRYarnCluster integration tests.
+test: setup rust-test java-test
+
+rust-test:
+	$(CARGO) build -p circumflex-core --lib
+	$(CARGO) test -p circumflex-core --features test-policies
+
+java-test:
+	$(GRADLE) $(GRADLE_FLAGS) test
+	@cat $$(find java-shim integration-tests -path '*/build/test-results/test/*.xml') | \
+	  grep -o '<testsuite [^>]*' | \
+	  awk -F'"' '{for (i = 1; i < NF; i++) { if ($$i ~ /tests=$$/) t += $$(i+1); if ($$i ~ /failures=$$/) f += $$(i+1); \
+	    if ($$i ~ /errors=$$/) f += $$(i+1); if ($$i ~ /skipped=$$/) s += $$(i+1) } } \
+	    END { printf "java: %d passed, %d failed, %d skipped\n", t - f - s, f, s }'
+
+## The shim jar to drop into the ResourceManager's classpath (native library inside).
+jar: setup
+	$(GRADLE) $(GRADLE_FLAGS) -q :java-shim:yarn:jar
+	@ls -l java-shim/yarn/build/libs/
+
+setup:
+	@command -v $(CARGO) >/dev/null || { echo "cargo (Rust >= 1.80) is required: see https://rustup.rs" >&2; exit 1; }
+	@command -v javac >/dev/null || { echo "installing a JDK from Debian"; $(APT) update && $(APT) install -y openjdk-17-jdk-headless; }
+	@command -v $(GRADLE) >/dev/null || { echo "installing Gradle from Debian"; $(APT) update && $(APT) install -y gradle; }
+	@command -v gcc >/dev/null || { echo "installing gcc from Debian (C ABI test)"; $(APT) update && $(APT) install -y gcc; }
+
+clean:
+	$(CARGO) clean
+	$(GRADLE) $(GRADLE_FLAGS) -q clean

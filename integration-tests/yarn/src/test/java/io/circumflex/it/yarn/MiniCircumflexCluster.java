@@ -1,0 +1,155 @@
+package io.circumflex.it.yarn;
+
+import io.circumflex.yarn.CircumflexScheduler;
+import java.io.File;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.mapreduce.Job;
+import org.apache.hadoop.mapreduce.SleepJob;
+import org.apache.hadoop.mapreduce.TaskReport;
+import org.apache.hadoop.mapreduce.TaskType;
+import org.apache.hadoop.mapreduce.v2.MiniMRYarnCluster;
+import org.apache.hadoop.yarn.conf.YarnConfiguration;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ResourceScheduler;
+
+/**
+ * A MiniMRYarnCluster (one NodeManager, in-process ResourceManager) running the Circumflex
+ * scheduler, sized for a 2-core machine, plus a runner for concurrent MapReduce sleep jobs that
+ * records each job's timeline. Shared by the integration tests and {@link Demo}.
+ */
+final class MiniCircumflexCluster implements AutoCloseable {
+  /** Container sizes (MB): every task is one slot (= minimum allocation); an AM is two. */
+  static final int SLOT_MB = 256;
+  static final int AM_MB = 512;
+  /** Room for 3 AMs and 4 concurrent tasks on the one NodeManager. */
+  static final int NM_MB = 3 * AM_MB + 4 * SLOT_MB;
+
+  private final MiniMRYarnCluster cluster;
+
+  private MiniCircumflexCluster(MiniMRYarnCluster cluster) {
+    this.cluster = cluster;
+  }
+
+  /** Starts a cluster whose scheduler gets {@code circumflexKeys}. */
+  static MiniCircumflexCluster start(String name, Map<String, String> circumflexKeys) {
+    Configuration conf = new YarnConfiguration();
+    conf.setClass(YarnConfiguration.RM_SCHEDULER, CircumflexScheduler.class, ResourceScheduler.class);
+    for (Map.Entry<String, String> e : circumflexKeys.entrySet()) {
+      conf.set(e.getKey(), e.getValue());
+    }
+    conf.setInt(YarnConfiguration.RM_SCHEDULER_MINIMUM_ALLOCATION_MB, SLOT_MB);
+    conf.setInt(YarnConfiguration.NM_PMEM_MB, NM_MB);
+    conf.setInt("yarn.minicluster.yarn.nodemanager.resource.memory-mb", NM_MB);
+    conf.setLong(YarnConfiguration.RM_NM_HEARTBEAT_INTERVAL_MS, 200);
+    conf.setInt("yarn.app.mapreduce.am.resource.mb", AM_MB);
+    conf.set("yarn.app.mapreduce.am.command-opts", "-Xmx320m -XX:TieredStopAtLevel=1 -Xshare:auto");
+    conf.setInt("yarn.app.mapreduce.am.scheduler.heartbeat.interval-ms", 200);
+    conf.setInt("mapreduce.map.memory.mb", SLOT_MB);
+    conf.setInt("mapreduce.reduce.memory.mb", SLOT_MB);
+    conf.set("mapreduce.map.java.opts", "-Xmx160m -XX:TieredStopAtLevel=1 -XX:+UseSerialGC");
+    conf.set("mapreduce.reduce.java.opts", "-Xmx160m -XX:TieredStopAtLevel=1 -XX:+UseSerialGC");
+    conf.setBoolean("mapreduce.map.speculative", false);
+    conf.setBoolean("mapreduce.reduce.speculative", false);
+    conf.setFloat("mapreduce.job.reduce.slowstart.completedmaps", 1.0f);
+    String work = System.getProperty("circumflex.it.workdir");
+    if (work != null) {
+      System.setProperty("test.build.data", new File(work, name).getAbsolutePath());
+      System.setProperty("hadoop.tmp.dir", new File(work, name + "-tmp").getAbsolutePath());
+    }
+    MiniMRYarnCluster mr = new MiniMRYarnCluster(name, 1);
+    mr.init(conf);
+    mr.start();
+    return new MiniCircumflexCluster(mr);
+  }
+
+  /** The scheduler inside the cluster's ResourceManager. */
+  CircumflexScheduler scheduler() {
+    return (CircumflexScheduler) cluster.getResourceManager().getResourceScheduler();
+  }
+
+  /** One job of a workload: name, maps, reduces, task sleep time, extra job keys. */
+  static final class JobSpec {
+    final String name;
+    final int maps;
+    final int reduces;
+    final long taskMs;
+
+    JobSpec(String name, int maps, int reduces, long taskMs) {
+      this.name = name;
+      this.maps = maps;
+      this.reduces = reduces;
+      this.taskMs = taskMs;
+    }
+  }
+
+  /** What happened to one job, in wall-clock ms. */
+  static final class JobResult {
+    final String name;
+    final boolean success;
+    final long submitMs;
+    final long finishMs;
+    final long firstTaskStartMs;
+    final long lastTaskFinishMs;
+
+    JobResult(String name, boolean success, long submitMs, long finishMs, long firstTaskStartMs,
+        long lastTaskFinishMs) {
+      this.name = name;
+      this.success = success;
+      this.submitMs = submitMs;
+      this.finishMs = finishMs;
+      this.firstTaskStartMs = firstTaskStartMs;
+      this.lastTaskFinishMs = lastTaskFinishMs;
+    }
+
+    long responseMs() {
+      return finishMs - submitMs;
+    }
+
+    @Override
+    public String toString() {
+      return String.format("%s ok=%s submit=%d tasks=[%d, %d] finish=%d", name, success, submitMs,
+          firstTaskStartMs, lastTaskFinishMs, finishMs);
+    }
+  }
+
+  /**
+   * Submits the jobs {@code staggerMs} apart (in list order) without waiting, then waits for all.
+   */
+  List<JobResult> run(List<JobSpec> specs, long staggerMs) throws Exception {
+    List<Job> jobs = new ArrayList<>();
+    List<Long> submitted = new ArrayList<>();
+    for (JobSpec spec : specs) {
+      SleepJob sleep = new SleepJob();
+      sleep.setConf(new Configuration(cluster.getConfig()));
+      Job job = sleep.createJob(spec.maps, spec.reduces, spec.taskMs, 1, spec.taskMs, 1);
+      job.setJobName(spec.name);
+      job.setMaxMapAttempts(2);
+      submitted.add(System.currentTimeMillis());
+      job.submit();
+      jobs.add(job);
+      Thread.sleep(staggerMs);
+    }
+    List<JobResult> results = new ArrayList<>();
+    for (int i = 0; i < jobs.size(); i++) {
+      Job job = jobs.get(i);
+      boolean ok = job.waitForCompletion(false);
+      long first = Long.MAX_VALUE;
+      long last = 0;
+      for (TaskType type : new TaskType[] {TaskType.MAP, TaskType.REDUCE}) {
+        for (TaskReport report : job.getTaskReports(type)) {
+          first = Math.min(first, report.getStartTime());
+          last = Math.max(last, report.getFinishTime());
+        }
+      }
+      results.add(new JobResult(specs.get(i).name, ok, submitted.get(i), job.getFinishTime(), first, last));
+    }
+    return results;
+  }
+
+  @Override
+  public void close() {
+    cluster.stop();
+  }
+}

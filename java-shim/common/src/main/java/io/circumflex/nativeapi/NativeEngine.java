@@ -1,0 +1,250 @@
+package io.circumflex.nativeapi;
+
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * One native scheduling engine: the Java face of the Rust {@code Engine}. Thin: it forwards, it
+ * decides nothing.
+ *
+ * <p>Ownership: the instance owns one native handle from {@code nativeCreate}; {@link #close()}
+ * frees it exactly once (an {@link AtomicBoolean} owner flag makes close idempotent and safe when
+ * raced). There is no finalizer: close it (try-with-resources, or the scheduler's
+ * {@code serviceStop}). Calls after close throw {@link io.circumflex.CircumflexUnknownIdException}.
+ *
+ * <p>Threads: every method may be called from any thread; the native side serializes calls on
+ * one engine with a mutex. Native code never calls back into Java.
+ *
+ * <p>Units and codes: times are host milliseconds ({@code System.currentTimeMillis()} in the
+ * shims), durations milliseconds; {@link #MAP}/{@link #REDUCE} phase codes; {@link #NODE_LOCAL},
+ * {@link #RACK_LOCAL}, {@link #ANY} locality codes; job and node ids are the ints this class
+ * returns.
+ *
+ * <p>Errors: every method may throw a {@link io.circumflex.CircumflexException} subclass: config
+ * (at creation), invalid job or rejected (at submission), unknown id, or internal (a caught native
+ * panic, with its message and native backtrace).
+ */
+public final class NativeEngine implements AutoCloseable {
+  /** Phase code of map tasks. */
+  public static final int MAP = 0;
+  /** Phase code of reduce tasks. */
+  public static final int REDUCE = 1;
+  /** Locality code: the task must run on a node holding its data. */
+  public static final int NODE_LOCAL = 0;
+  /** Locality code: the task may run on the data's rack. */
+  public static final int RACK_LOCAL = 1;
+  /** Locality code: the task may run anywhere. */
+  public static final int ANY = 2;
+  /** Ints per choice in {@link #nodeUpdate}'s output: job, phase, count, locality. */
+  public static final int CHOICE_STRIDE = 4;
+
+  private static String version;
+
+  private final long handle;
+  private final AtomicBoolean owner = new AtomicBoolean(true);
+
+  private NativeEngine(long handle) {
+    this.handle = handle;
+  }
+
+  /**
+   * Loads the library (see {@link NativeLoader}) and initializes it once: panic hook and Rust
+   * logging at {@code logLevel} (env_logger syntax; null or empty = warn). Returns the library
+   * version.
+   */
+  public static synchronized String init(String logLevel) {
+    NativeLoader.load();
+    if (version == null) {
+      version = nativeInit(logLevel == null ? "" : logLevel);
+    }
+    return version;
+  }
+
+  /**
+   * Creates an engine from scheduler configuration keys (every {@code circumflex.*} key; others
+   * are ignored by the native side).
+   *
+   * @throws io.circumflex.CircumflexConfigException naming the bad key, its value and what is allowed
+   */
+  public static NativeEngine create(Map<String, String> config) {
+    init(null);
+    return new NativeEngine(nativeCreate(Json.object(config)));
+  }
+
+  /** Frees the native engine. Idempotent. */
+  @Override
+  public void close() {
+    if (owner.compareAndSet(true, false)) {
+      nativeClose(handle);
+    }
+  }
+
+  /** Whether {@link #close()} has been called. */
+  public boolean isClosed() {
+    return !owner.get();
+  }
+
+  /** Registers a node and returns its id. YARN (shared pool): all slots as {@code mapSlots}, 0 reduce. */
+  public int addNode(String name, String rack, int mapSlots, int reduceSlots) {
+    return nativeAddNode(handle, name, rack, mapSlots, reduceSlots);
+  }
+
+  /** Marks a node lost; report its running tasks as failed with {@link #taskFinished}. */
+  public void removeNode(int node, long now) {
+    nativeRemoveNode(handle, node, now);
+  }
+
+  /** Changes a node's slots. */
+  public void setNodeCapacity(int node, int mapSlots, int reduceSlots) {
+    nativeSetNodeCapacity(handle, node, mapSlots, reduceSlots);
+  }
+
+  /**
+   * Submits a job from its configuration keys (the shim collects and forwards; the native side
+   * maps and validates them) at {@code now}; returns the job id.
+   *
+   * @throws io.circumflex.CircumflexInvalidJobException naming a malformed key
+   * @throws io.circumflex.CircumflexRejectedException carrying the admission policy's reason
+   */
+  public int submitJob(Map<String, String> jobConf, long now) {
+    return nativeSubmitJob(handle, Json.object(jobConf), now);
+  }
+
+  /** Sets how many tasks of {@code phase} wait for a slot. */
+  public void setPending(int job, int phase, int pending) {
+    nativeSetPending(handle, job, phase, pending);
+  }
+
+  /** Tells the engine whether the job's reduces may run now. */
+  public void setReducesReady(int job, boolean ready) {
+    nativeSetReducesReady(handle, job, ready);
+  }
+
+  /** Reports a task launched at {@code locality}. */
+  public void taskStarted(int job, int phase, int node, int locality, long now) {
+    nativeTaskStarted(handle, job, phase, node, locality, now);
+  }
+
+  /** Reports a task end after {@code durationMs}; a failure puts the task back to pending. */
+  public void taskFinished(int job, int phase, int node, long durationMs, boolean success, long now) {
+    nativeTaskFinished(handle, job, phase, node, durationMs, success, now);
+  }
+
+  /** Ends a job (done, killed or failed). Idempotent. */
+  public void finishJob(int job, long now) {
+    nativeFinishJob(handle, job, now);
+  }
+
+  /** Re-plans if an epoch passed or state changed; returns whether it planned. Timer thread only. */
+  public boolean tick(long now) {
+    return nativeTick(handle, now);
+  }
+
+  /**
+   * Answers a heartbeat from {@code node} with free slots. Fills {@code out} (preallocate once and
+   * reuse; length a multiple of {@link #CHOICE_STRIDE}) with choices in the order to try them, each
+   * {@code job, phase, count, locality}, and returns the number of choices written. Never re-plans
+   * and allocates nothing on the Java heap.
+   */
+  public int nodeUpdate(int node, int freeMap, int freeReduce, long now, int[] out) {
+    return nativeNodeUpdate(handle, node, freeMap, freeReduce, now, out);
+  }
+
+  /** The current plan as JSON (UI, tests). */
+  public String planJson() {
+    return nativePlanJson(handle);
+  }
+
+  /** Policy, counters, nodes and jobs as JSON (UI, tests). */
+  public String statusJson(long now) {
+    return nativeStatusJson(handle, now);
+  }
+
+  // Natives: static, handle first (RocksDB style); documented in rust-core/src/ffi/jni.rs.
+  private static native String nativeInit(String logLevel);
+
+  private static native long nativeCreate(String configJson);
+
+  private static native void nativeClose(long handle);
+
+  private static native int nativeAddNode(long handle, String name, String rack, int mapSlots, int reduceSlots);
+
+  private static native void nativeRemoveNode(long handle, int node, long now);
+
+  private static native void nativeSetNodeCapacity(long handle, int node, int mapSlots, int reduceSlots);
+
+  private static native int nativeSubmitJob(long handle, String jobConfJson, long now);
+
+  private static native void nativeSetPending(long handle, int job, int phase, int pending);
+
+  private static native void nativeSetReducesReady(long handle, int job, boolean ready);
+
+  private static native void nativeTaskStarted(long handle, int job, int phase, int node, int locality, long now);
+
+  private static native void nativeTaskFinished(
+      long handle, int job, int phase, int node, long durationMs, boolean success, long now);
+
+  private static native void nativeFinishJob(long handle, int job, long now);
+
+  private static native boolean nativeTick(long handle, long now);
+
+  private static native int nativeNodeUpdate(
+      long handle, int node, int freeMap, int freeReduce, long now, int[] out);
+
+  private static native String nativePlanJson(long handle);
+
+  private static native String nativeStatusJson(long handle, long now);
+
+  /** Minimal JSON writer for string maps (the only JSON Java sends), so common has no dependencies. */
+  static final class Json {
+    private Json() {}
+
+    static String object(Map<String, String> map) {
+      StringBuilder sb = new StringBuilder(32 + 48 * map.size()).append('{');
+      boolean first = true;
+      for (Map.Entry<String, String> e : map.entrySet()) {
+        if (e.getKey() == null || e.getValue() == null) {
+          continue;
+        }
+        if (!first) {
+          sb.append(',');
+        }
+        first = false;
+        string(sb, e.getKey()).append(':');
+        string(sb, e.getValue());
+      }
+      return sb.append('}').toString();
+    }
+
+    static StringBuilder string(StringBuilder sb, String s) {
+      sb.append('"');
+      for (int i = 0; i < s.length(); i++) {
+        char c = s.charAt(i);
+        switch (c) {
+          case '"':
+            sb.append("\\\"");
+            break;
+          case '\\':
+            sb.append("\\\\");
+            break;
+          case '\n':
+            sb.append("\\n");
+            break;
+          case '\r':
+            sb.append("\\r");
+            break;
+          case '\t':
+            sb.append("\\t");
+            break;
+          default:
+            if (c < 0x20) {
+              sb.append(String.format("\\u%04x", (int) c));
+            } else {
+              sb.append(c);
+            }
+        }
+      }
+      return sb.append('"');
+    }
+  }
+}

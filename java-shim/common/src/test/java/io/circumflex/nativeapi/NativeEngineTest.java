@@ -1,0 +1,163 @@
+package io.circumflex.nativeapi;
+
+import static org.junit.Assert.assertArrayEquals;
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertTrue;
+import static org.junit.Assert.fail;
+
+import io.circumflex.CircumflexConfigException;
+import io.circumflex.CircumflexException;
+import io.circumflex.CircumflexInternalException;
+import io.circumflex.CircumflexInvalidJobException;
+import io.circumflex.CircumflexUnknownIdException;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.Map;
+import org.junit.Test;
+
+/** The JNI contract seen from Java: values cross correctly and every failure is a named exception. */
+public class NativeEngineTest {
+
+  private static Map<String, String> policy(String name) {
+    return Collections.singletonMap("circumflex.policy", name);
+  }
+
+  private static Map<String, String> job(int maps, int reduces) {
+    Map<String, String> conf = new HashMap<>();
+    conf.put("mapreduce.job.maps", Integer.toString(maps));
+    conf.put("mapreduce.job.reduces", Integer.toString(reduces));
+    conf.put("mapreduce.job.name", "job \"quoted\"\n");
+    return conf;
+  }
+
+  @Test
+  public void initReportsTheLibraryVersion() {
+    String version = NativeEngine.init("warn");
+    assertTrue(version, version.matches("\\d+\\.\\d+\\.\\d+.*"));
+    assertEquals(NativeLoader.State.LOADED, NativeLoader.state());
+  }
+
+  @Test
+  public void fifoHandsTheNodeToTheFirstJob() {
+    Map<String, String> config = new HashMap<>(policy("fifo"));
+    config.put("circumflex.locality.node.delay", "0");
+    config.put("circumflex.locality.rack.delay", "0");
+    try (NativeEngine e = NativeEngine.create(config)) {
+      int node = e.addNode("h1", "/r1", 4, 0);
+      int a = e.submitJob(job(6, 0), 0);
+      int b = e.submitJob(job(6, 0), 1);
+      int[] out = new int[4 * 16];
+      int n = e.nodeUpdate(node, 4, 0, 2, out);
+      assertTrue("at least one choice", n >= 1);
+      assertArrayEquals(new int[] {a, NativeEngine.MAP, 4, NativeEngine.ANY}, java.util.Arrays.copyOf(out, 4));
+      for (int i = 0; i < 4; i++) {
+        e.taskStarted(a, NativeEngine.MAP, node, NativeEngine.NODE_LOCAL, 3);
+      }
+      assertEquals(0, e.nodeUpdate(node, 0, 0, 4, out));
+      e.taskFinished(a, NativeEngine.MAP, node, 100, true, 103);
+      n = e.nodeUpdate(node, 1, 0, 104, out);
+      assertEquals(a, out[0]);
+      assertTrue(e.statusJson(105).contains("\"policy\":\"fifo\""));
+      assertTrue(e.planJson().contains("\"entries\""));
+      assertTrue(b > a);
+    }
+  }
+
+  @Test
+  public void badConfigurationIsAConfigExceptionNamingKeyValueAndAllowed() {
+    try {
+      NativeEngine.create(policy("lottery")).close();
+      fail("expected CircumflexConfigException");
+    } catch (CircumflexConfigException e) {
+      assertTrue(e.getMessage(), e.getMessage().contains("circumflex.policy"));
+      assertTrue(e.getMessage(), e.getMessage().contains("lottery"));
+      assertTrue(e.getMessage(), e.getMessage().contains("fifo"));
+    }
+  }
+
+  @Test
+  public void malformedJobKeyIsAnInvalidJobException() {
+    try (NativeEngine e = NativeEngine.create(policy("fair"))) {
+      Map<String, String> conf = job(2, 1);
+      conf.put("circumflex.job.deadline.ms", "tomorrow");
+      try {
+        e.submitJob(conf, 0);
+        fail("expected CircumflexInvalidJobException");
+      } catch (CircumflexInvalidJobException ex) {
+        assertTrue(ex.getMessage(), ex.getMessage().contains("circumflex.job.deadline.ms"));
+        assertTrue(ex.getMessage(), ex.getMessage().contains("tomorrow"));
+      }
+    }
+  }
+
+  @Test
+  public void unknownIdsAndClosedEnginesAreUnknownIdExceptions() {
+    NativeEngine e = NativeEngine.create(policy("fifo"));
+    int node = e.addNode("h1", "/r1", 1, 0);
+    try {
+      e.taskStarted(42, NativeEngine.MAP, node, NativeEngine.ANY, 0);
+      fail("expected CircumflexUnknownIdException");
+    } catch (CircumflexUnknownIdException ex) {
+      assertTrue(ex.getMessage(), ex.getMessage().contains("42"));
+    }
+    e.close();
+    e.close(); // idempotent
+    assertTrue(e.isClosed());
+    try {
+      e.tick(0);
+      fail("expected CircumflexUnknownIdException after close");
+    } catch (CircumflexUnknownIdException ex) {
+      assertTrue(ex.getMessage(), ex.getMessage().contains("handle"));
+    }
+  }
+
+  @Test
+  public void badArgumentsAreIllegalArgumentExceptions() {
+    try (NativeEngine e = NativeEngine.create(policy("fifo"))) {
+      int node = e.addNode("h1", "/r1", 1, 0);
+      try {
+        e.nodeUpdate(node, 1, 0, 0, new int[2]);
+        fail("expected IllegalArgumentException");
+      } catch (IllegalArgumentException ex) {
+        assertTrue(ex.getMessage(), ex.getMessage().contains("out has length 2"));
+      }
+      try {
+        e.addNode(null, "/r1", 1, 0);
+        fail("expected IllegalArgumentException");
+      } catch (IllegalArgumentException ex) {
+        assertTrue(ex.getMessage(), ex.getMessage().contains("name is null"));
+      }
+    }
+  }
+
+  @Test
+  public void aNativePanicIsAnInternalExceptionAndPoisonsOnlyItsEngine() {
+    try (NativeEngine e = NativeEngine.create(policy("test-panic"));
+        NativeEngine healthy = NativeEngine.create(policy("fifo"))) {
+      try {
+        e.submitJob(job(1, 0), 0);
+        fail("expected CircumflexInternalException");
+      } catch (CircumflexInternalException ex) {
+        assertTrue(ex.getMessage(), ex.getMessage().contains("deliberate panic"));
+        assertTrue(ex.getMessage(), ex.getMessage().contains("native backtrace"));
+      }
+      try {
+        e.tick(1);
+        fail("expected CircumflexInternalException on a poisoned engine");
+      } catch (CircumflexInternalException ex) {
+        assertTrue(ex.getMessage(), ex.getMessage().contains("unusable after an earlier panic"));
+      }
+      assertFalse(healthy.isClosed());
+      healthy.tick(2);
+    } catch (CircumflexException unexpected) {
+      throw unexpected;
+    }
+  }
+
+  @Test
+  public void jsonEscapingRoundTripsThroughTheEngine() {
+    assertEquals("{\"a\\\"b\":\"c\\\\d\\n\\u0001\"}",
+        NativeEngine.Json.object(Collections.singletonMap("a\"b", "c\\d\n\u0001")));
+  }
+}

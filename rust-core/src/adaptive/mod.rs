@@ -1,0 +1,5 @@
+//! The Adaptive family of the multi-constraint thesis (Polo): completion-time goals,
+//! resource-aware placement and co-located transactional load (digest `adaptive.md`).
+//!
+//! - [`scheduler`]: the Adaptive Scheduler of chapter 3 (`circumflex.policy = adaptive`).
+pub mod scheduler;

@@ -1,0 +1,400 @@
+//! The C ABI over the engine: the same operations as the JNI exports (both call `ffi::ops`), for C
+//! hosts and C-level tests. `include/circumflex.h` is generated from this file by cbindgen and
+//! checked by `tests/c_header.rs`.
+//!
+//! Conventions:
+//! - An engine is an opaque `CircumflexEngine *` from [`circumflex_engine_new`], freed once with
+//!   [`circumflex_engine_free`]. A null, unknown or freed pointer is reported as
+//!   `CIRCUMFLEX_UNKNOWN_ID`, never dereferenced.
+//! - Every call except `_new` and the frees returns a [`CircumflexStatus`] (0 = OK). On failure it
+//!   writes a NUL-terminated message into `err_buf` (at most `err_len` bytes, truncated; pass
+//!   `NULL`/0 to skip). Values are returned through out-pointers.
+//! - Strings in are NUL-terminated UTF-8. Strings out (`_plan_json`, `_status_json`) are owned by
+//!   the caller and freed with [`circumflex_string_free`].
+//! - Panics never cross the boundary: they become `CIRCUMFLEX_INTERNAL` with the panic message.
+//! - Codes: phase 0 = map, 1 = reduce; locality 0 = node, 1 = rack, 2 = any; times in ms.
+
+use std::collections::BTreeMap;
+use std::ffi::{c_char, CStr, CString};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use super::{close_handle, create_handle, ops, panic_message, with_handle, EngineHandle, FfiError, CHOICE_STRIDE};
+
+/// Opaque engine type for C.
+pub struct CircumflexEngine {
+    _private: [u8; 0],
+}
+
+/// Status codes returned by every call.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CircumflexStatus {
+    /// Success.
+    CircumflexOk = 0,
+    /// Bad scheduler configuration (the message names key, value and what is allowed).
+    CircumflexConfig = 1,
+    /// Bad job configuration.
+    CircumflexInvalidJob = 2,
+    /// Unknown job, node or engine.
+    CircumflexUnknownId = 3,
+    /// The job was refused by admission control (the message says why).
+    CircumflexRejected = 4,
+    /// A bad argument (null pointer, negative count, unknown phase code).
+    CircumflexArgument = 5,
+    /// IO or input errors.
+    CircumflexIo = 6,
+    /// A panic or an engine poisoned by one.
+    CircumflexInternal = 7,
+}
+
+impl CircumflexStatus {
+    fn from_code(code: i32) -> CircumflexStatus {
+        match code {
+            1 => CircumflexStatus::CircumflexConfig,
+            2 => CircumflexStatus::CircumflexInvalidJob,
+            3 => CircumflexStatus::CircumflexUnknownId,
+            4 => CircumflexStatus::CircumflexRejected,
+            5 => CircumflexStatus::CircumflexArgument,
+            6 => CircumflexStatus::CircumflexIo,
+            _ => CircumflexStatus::CircumflexInternal,
+        }
+    }
+}
+
+/// Copies `message` into the caller's buffer, truncated and NUL-terminated.
+fn write_message(message: &str, err_buf: *mut c_char, err_len: usize) {
+    if err_buf.is_null() || err_len == 0 {
+        return;
+    }
+    let bytes = message.as_bytes();
+    let n = bytes.len().min(err_len - 1);
+    // SAFETY: the caller promises `err_buf` points to `err_len` writable bytes; we write n + 1 <= err_len.
+    unsafe {
+        std::ptr::copy_nonoverlapping(bytes.as_ptr(), err_buf.cast::<u8>(), n);
+        *err_buf.add(n) = 0;
+    }
+}
+
+/// Runs `f` with panics caught; maps the outcome to a status and message.
+fn guard(err_buf: *mut c_char, err_len: usize, f: impl FnOnce() -> Result<(), FfiError>) -> CircumflexStatus {
+    let outcome = catch_unwind(AssertUnwindSafe(f))
+        .unwrap_or_else(|payload| Err(FfiError::Panic(panic_message(payload.as_ref()))));
+    match outcome {
+        Ok(()) => CircumflexStatus::CircumflexOk,
+        Err(err) => {
+            write_message(&err.to_string(), err_buf, err_len);
+            CircumflexStatus::from_code(err.kind().c_code())
+        }
+    }
+}
+
+fn c_str<'a>(name: &str, p: *const c_char) -> Result<&'a str, FfiError> {
+    if p.is_null() {
+        return Err(FfiError::Argument(format!("{name} is NULL")));
+    }
+    // SAFETY: non-null, and the caller promises a NUL-terminated string alive for the call.
+    unsafe { CStr::from_ptr(p) }.to_str().map_err(|e| FfiError::Argument(format!("{name} is not UTF-8: {e}")))
+}
+
+fn on_engine<T>(
+    engine: *mut CircumflexEngine,
+    f: impl FnOnce(&EngineHandle) -> Result<T, FfiError>,
+) -> Result<T, FfiError> {
+    with_handle(engine as usize as i64, f)
+}
+
+fn put<T>(out: *mut T, value: T) -> Result<(), FfiError> {
+    if out.is_null() {
+        return Err(FfiError::Argument("out pointer is NULL".to_string()));
+    }
+    // SAFETY: non-null; the caller promises it points to a writable T.
+    unsafe { out.write(value) };
+    Ok(())
+}
+
+/// Creates an engine from a JSON object of `circumflex.*` keys (string values), e.g.
+/// `{"circumflex.policy":"fair"}`. Returns NULL on failure, with the message in `err_buf`.
+/// Free the engine with [`circumflex_engine_free`].
+///
+/// # Safety
+/// `config_json` must be NUL-terminated; `err_buf` must have `err_len` writable bytes or be NULL.
+#[no_mangle]
+pub unsafe extern "C" fn circumflex_engine_new(
+    config_json: *const c_char,
+    err_buf: *mut c_char,
+    err_len: usize,
+) -> *mut CircumflexEngine {
+    super::install_panic_hook();
+    let mut raw = 0usize;
+    let status = guard(err_buf, err_len, || {
+        let json = c_str("config_json", config_json)?;
+        let config: BTreeMap<String, String> = super::parse_string_map(json, super::JSON_CONFIG)?;
+        raw = create_handle(&config)?;
+        Ok(())
+    });
+    if status == CircumflexStatus::CircumflexOk {
+        raw as *mut CircumflexEngine
+    } else {
+        std::ptr::null_mut()
+    }
+}
+
+/// Frees an engine. Freeing NULL is a no-op; freeing twice returns `CIRCUMFLEX_UNKNOWN_ID`.
+///
+/// # Safety
+/// `engine` must come from [`circumflex_engine_new`] (or be NULL).
+#[no_mangle]
+pub unsafe extern "C" fn circumflex_engine_free(engine: *mut CircumflexEngine) -> CircumflexStatus {
+    if engine.is_null() {
+        return CircumflexStatus::CircumflexOk;
+    }
+    guard(std::ptr::null_mut(), 0, || close_handle(engine as usize as i64))
+}
+
+/// Registers a node; writes its id to `out_node`. Shared pools pass all slots as `map_slots`.
+///
+/// # Safety
+/// Strings NUL-terminated; `out_node` writable; `err_buf` as for [`circumflex_engine_new`].
+#[no_mangle]
+pub unsafe extern "C" fn circumflex_add_node(
+    engine: *mut CircumflexEngine,
+    name: *const c_char,
+    rack: *const c_char,
+    map_slots: i32,
+    reduce_slots: i32,
+    out_node: *mut i32,
+    err_buf: *mut c_char,
+    err_len: usize,
+) -> CircumflexStatus {
+    guard(err_buf, err_len, || {
+        let (name, rack) = (c_str("name", name)?, c_str("rack", rack)?);
+        put(out_node, on_engine(engine, |h| ops::add_node(h, name, rack, map_slots, reduce_slots))?)
+    })
+}
+
+/// Marks a node lost; report its running tasks with `success` = false.
+///
+/// # Safety
+/// `err_buf` as for [`circumflex_engine_new`].
+#[no_mangle]
+pub unsafe extern "C" fn circumflex_remove_node(
+    engine: *mut CircumflexEngine,
+    node: i32,
+    now: i64,
+    err_buf: *mut c_char,
+    err_len: usize,
+) -> CircumflexStatus {
+    guard(err_buf, err_len, || on_engine(engine, |h| ops::remove_node(h, node, now)))
+}
+
+/// Changes a node's slots.
+///
+/// # Safety
+/// `err_buf` as for [`circumflex_engine_new`].
+#[no_mangle]
+pub unsafe extern "C" fn circumflex_set_node_capacity(
+    engine: *mut CircumflexEngine,
+    node: i32,
+    map_slots: i32,
+    reduce_slots: i32,
+    err_buf: *mut c_char,
+    err_len: usize,
+) -> CircumflexStatus {
+    guard(err_buf, err_len, || on_engine(engine, |h| ops::set_node_capacity(h, node, map_slots, reduce_slots)))
+}
+
+/// Tells the engine whether a job's reduces may run now.
+///
+/// # Safety
+/// `err_buf` as for [`circumflex_engine_new`].
+#[no_mangle]
+pub unsafe extern "C" fn circumflex_set_reduces_ready(
+    engine: *mut CircumflexEngine,
+    job: i32,
+    ready: bool,
+    err_buf: *mut c_char,
+    err_len: usize,
+) -> CircumflexStatus {
+    guard(err_buf, err_len, || on_engine(engine, |h| ops::set_reduces_ready(h, job, ready)))
+}
+
+/// Submits a job from a JSON object of its configuration keys at `now`; writes its id to
+/// `out_job`. A refusal is `CIRCUMFLEX_REJECTED` with the reason in `err_buf`.
+///
+/// # Safety
+/// As for [`circumflex_add_node`].
+#[no_mangle]
+pub unsafe extern "C" fn circumflex_submit_job(
+    engine: *mut CircumflexEngine,
+    job_conf_json: *const c_char,
+    now: i64,
+    out_job: *mut i32,
+    err_buf: *mut c_char,
+    err_len: usize,
+) -> CircumflexStatus {
+    guard(err_buf, err_len, || {
+        let json = c_str("job_conf_json", job_conf_json)?;
+        put(out_job, on_engine(engine, |h| ops::submit_job(h, json, now))?)
+    })
+}
+
+/// Sets the pending task count of a job's phase.
+///
+/// # Safety
+/// `err_buf` as for [`circumflex_engine_new`].
+#[no_mangle]
+pub unsafe extern "C" fn circumflex_set_pending(
+    engine: *mut CircumflexEngine,
+    job: i32,
+    phase: i32,
+    pending: i32,
+    err_buf: *mut c_char,
+    err_len: usize,
+) -> CircumflexStatus {
+    guard(err_buf, err_len, || on_engine(engine, |h| ops::set_pending(h, job, phase, pending)))
+}
+
+/// Reports a task launch.
+///
+/// # Safety
+/// `err_buf` as for [`circumflex_engine_new`].
+#[no_mangle]
+pub unsafe extern "C" fn circumflex_task_started(
+    engine: *mut CircumflexEngine,
+    job: i32,
+    phase: i32,
+    node: i32,
+    locality: i32,
+    now: i64,
+    err_buf: *mut c_char,
+    err_len: usize,
+) -> CircumflexStatus {
+    guard(err_buf, err_len, || on_engine(engine, |h| ops::task_started(h, job, phase, node, locality, now)))
+}
+
+/// Reports a task end (`success` = 0 puts the task back to pending).
+///
+/// # Safety
+/// `err_buf` as for [`circumflex_engine_new`].
+#[no_mangle]
+pub unsafe extern "C" fn circumflex_task_finished(
+    engine: *mut CircumflexEngine,
+    job: i32,
+    phase: i32,
+    node: i32,
+    duration_ms: i64,
+    success: bool,
+    now: i64,
+    err_buf: *mut c_char,
+    err_len: usize,
+) -> CircumflexStatus {
+    guard(err_buf, err_len, || {
+        on_engine(engine, |h| ops::task_finished(h, job, phase, node, duration_ms, success, now))
+    })
+}
+
+/// Ends a job (finished, killed or failed).
+///
+/// # Safety
+/// `err_buf` as for [`circumflex_engine_new`].
+#[no_mangle]
+pub unsafe extern "C" fn circumflex_finish_job(
+    engine: *mut CircumflexEngine,
+    job: i32,
+    now: i64,
+    err_buf: *mut c_char,
+    err_len: usize,
+) -> CircumflexStatus {
+    guard(err_buf, err_len, || on_engine(engine, |h| ops::finish_job(h, job, now)))
+}
+
+/// Re-plans if due; writes whether it planned to `out_planned`.
+///
+/// # Safety
+/// `out_planned` writable; `err_buf` as for [`circumflex_engine_new`].
+#[no_mangle]
+pub unsafe extern "C" fn circumflex_tick(
+    engine: *mut CircumflexEngine,
+    now: i64,
+    out_planned: *mut bool,
+    err_buf: *mut c_char,
+    err_len: usize,
+) -> CircumflexStatus {
+    guard(err_buf, err_len, || put(out_planned, on_engine(engine, |h| ops::tick(h, now))?))
+}
+
+/// Answers a heartbeat: writes up to `out_len / 4` choices into `out` (job, phase, count,
+/// locality per choice) and their number into `out_written`.
+///
+/// # Safety
+/// `out` must have `out_len` writable `int32_t`s; `out_written` writable.
+#[no_mangle]
+pub unsafe extern "C" fn circumflex_node_update(
+    engine: *mut CircumflexEngine,
+    node: i32,
+    free_map: i32,
+    free_reduce: i32,
+    now: i64,
+    out: *mut i32,
+    out_len: usize,
+    out_written: *mut usize,
+    err_buf: *mut c_char,
+    err_len: usize,
+) -> CircumflexStatus {
+    guard(err_buf, err_len, || {
+        if out.is_null() || out_len < CHOICE_STRIDE {
+            return Err(FfiError::Argument(format!(
+                "out must hold at least {CHOICE_STRIDE} ints (out_len = {out_len})"
+            )));
+        }
+        // SAFETY: non-null, and the caller promises out_len writable ints.
+        let slice = unsafe { std::slice::from_raw_parts_mut(out, out_len) };
+        put(out_written, on_engine(engine, |h| ops::node_update(h, node, free_map, free_reduce, now, slice))?)
+    })
+}
+
+fn json_out(out_json: *mut *mut c_char, json: String) -> Result<(), FfiError> {
+    let c = CString::new(json).map_err(|e| FfiError::Internal(format!("JSON contains NUL: {e}")))?;
+    put(out_json, c.into_raw())
+}
+
+/// Writes the current plan as JSON to `*out_json` (free with [`circumflex_string_free`]).
+///
+/// # Safety
+/// `out_json` writable; `err_buf` as for [`circumflex_engine_new`].
+#[no_mangle]
+pub unsafe extern "C" fn circumflex_plan_json(
+    engine: *mut CircumflexEngine,
+    out_json: *mut *mut c_char,
+    err_buf: *mut c_char,
+    err_len: usize,
+) -> CircumflexStatus {
+    guard(err_buf, err_len, || json_out(out_json, on_engine(engine, ops::plan_json)?))
+}
+
+/// Writes the engine status as JSON to `*out_json` (free with [`circumflex_string_free`]).
+///
+/// # Safety
+/// `out_json` writable; `err_buf` as for [`circumflex_engine_new`].
+#[no_mangle]
+pub unsafe extern "C" fn circumflex_status_json(
+    engine: *mut CircumflexEngine,
+    now: i64,
+    out_json: *mut *mut c_char,
+    err_buf: *mut c_char,
+    err_len: usize,
+) -> CircumflexStatus {
+    guard(err_buf, err_len, || json_out(out_json, on_engine(engine, |h| ops::status_json(h, now))?))
+}
+
+/// Frees a string returned by this library. NULL is a no-op.
+///
+/// # Safety
+/// `s` must come from `_plan_json` / `_status_json` and not be freed twice.
+#[no_mangle]
+pub unsafe extern "C" fn circumflex_string_free(s: *mut c_char) {
+    if !s.is_null() {
+        // SAFETY: `s` came from CString::into_raw in json_out.
+        drop(unsafe { CString::from_raw(s) });
+    }
+}

@@ -1,0 +1,589 @@
+//! The foreign-function boundary shared by the JNI exports ([`jni`]) and the C ABI ([`capi`]).
+//!
+//! This module owns what both boundaries have in common:
+//! - **Handles.** An engine lives in a `Box<EngineHandle>` whose address is the opaque handle
+//!   (`jlong` for Java, `*mut CircumflexEngine` for C). Every live address is recorded in one
+//!   registry; [`with_handle`] looks the address up there *before* dereferencing it, so a null,
+//!   garbage or already-closed handle is an [`Error::UnknownId`] with kind `"handle"`, never
+//!   undefined behaviour or a panic. [`close_handle`] removes the address and frees the box exactly
+//!   once; a second close is an error, not a double free. Calls hold the registry's read lock for
+//!   their duration and close takes the write lock, so a close waits for calls in flight.
+//! - **Errors.** [`FfiError`] is a core [`Error`], a JNI failure, a bad argument from the host,
+//!   or a caught panic. [`ErrorKind`] is the ONE table from error to kind; the JNI layer maps each
+//!   kind to a named Java exception class and the C ABI to a numeric code.
+//! - **Panics.** [`install_panic_hook`] records each panic's message, location and a forced
+//!   backtrace in a thread-local, and [`panic_message`] turns a caught payload into a message that
+//!   carries them (as DataFusion Comet does), so a panic in a policy reaches the ResourceManager log
+//!   as a diagnosable `CircumflexInternalException`.
+//!
+//! **Decision: a poisoned engine stays poisoned.** A panic while the engine mutex is held (a policy
+//! bug, or the `test-panic` policy) may leave the engine half-updated: a job pushed but not
+//! indexed, say. Silently recovering the guard would hand the host decisions computed from
+//! inconsistent state. So every later call on that handle fails with a
+//! `CircumflexInternalException` that says the engine was poisoned by an earlier panic and names
+//! that panic; the process and every other handle stay healthy. The host decides what to do: the
+//! YARN shim falls back to FIFO order; closing the handle still works and frees it.
+
+pub mod capi;
+pub mod jni;
+
+use std::cell::RefCell;
+use std::collections::{BTreeMap, HashSet};
+use std::sync::{Mutex, Once, PoisonError, RwLock};
+
+use serde::Serialize;
+
+use crate::config::EngineConfig;
+use crate::engine::Engine;
+use crate::error::Error;
+use crate::model::{JobId, Locality, NodeId, Phase, Time};
+
+/// Library version, reported by `init` so the Java side can check jar and library agree.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// Integers per choice in the packed node-update output: job, phase, count, locality.
+pub const CHOICE_STRIDE: usize = 4;
+
+/// One engine behind a foreign handle.
+pub struct EngineHandle {
+    engine: Mutex<Engine>,
+    /// Message of the panic that poisoned `engine`, if one did.
+    poisoned_by: Mutex<Option<String>>,
+    /// Reusable packing buffer for node updates, so the hot path does not allocate.
+    pub(crate) scratch: Mutex<Vec<i32>>,
+}
+
+impl EngineHandle {
+    fn new(engine: Engine) -> EngineHandle {
+        EngineHandle { engine: Mutex::new(engine), poisoned_by: Mutex::new(None), scratch: Mutex::new(Vec::new()) }
+    }
+
+    /// Runs `f` on the engine under its mutex. If `f` panics, the panic is caught here, remembered
+    /// as the cause of poisoning, and returned as [`FfiError::Panic`]. A poisoned engine is an
+    /// error (see the module docs for why it is not recovered).
+    pub fn with_engine<T>(&self, f: impl FnOnce(&mut Engine) -> Result<T, FfiError>) -> Result<T, FfiError> {
+        // The engine mutex itself is never poisoned: panics are caught while the guard is held.
+        // `poisoned_by` is the authority on whether the engine state can be trusted.
+        let mut guard = self.engine.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(cause) = self.poisoned_by.lock().unwrap_or_else(PoisonError::into_inner).as_ref() {
+            return Err(FfiError::Internal(format!(
+                "engine is unusable after an earlier panic ({cause}); close this engine and create a new one"
+            )));
+        }
+        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(&mut guard))) {
+            Ok(result) => result,
+            Err(payload) => {
+                let message = panic_message(payload.as_ref());
+                *self.poisoned_by.lock().unwrap_or_else(PoisonError::into_inner) =
+                    Some(first_line(&message).to_string());
+                Err(FfiError::Panic(message))
+            }
+        }
+    }
+}
+
+/// Every live handle address.
+static LIVE: RwLock<Option<HashSet<usize>>> = RwLock::new(None);
+
+/// Creates an engine from `circumflex.*` pairs and returns its handle address (never 0).
+pub fn create_handle(config: &BTreeMap<String, String>) -> Result<usize, FfiError> {
+    let cfg = EngineConfig::from_pairs(config.iter().map(|(k, v)| (k.as_str(), v.as_str())))?;
+    let engine = Engine::new(cfg)?;
+    let raw = Box::into_raw(Box::new(EngineHandle::new(engine))) as usize;
+    LIVE.write().unwrap_or_else(PoisonError::into_inner).get_or_insert_with(HashSet::new).insert(raw);
+    Ok(raw)
+}
+
+/// Runs `f` with the engine handle at address `raw`. Unknown, null or closed addresses are an
+/// [`Error::UnknownId`] of kind `"handle"`; the address is never dereferenced unless it is live.
+pub fn with_handle<T>(raw: i64, f: impl FnOnce(&EngineHandle) -> Result<T, FfiError>) -> Result<T, FfiError> {
+    let live = LIVE.read().unwrap_or_else(PoisonError::into_inner);
+    let known = usize::try_from(raw).ok().filter(|addr| live.as_ref().is_some_and(|set| set.contains(addr)));
+    let Some(addr) = known else {
+        return Err(Error::UnknownId { kind: "handle", id: raw }.into());
+    };
+    // SAFETY: `addr` came from `Box::into_raw` in `create_handle` and is still in LIVE; it is only
+    // freed by `close_handle`, which needs the write lock we hold for reading until `f` returns.
+    let handle = unsafe { &*(addr as *const EngineHandle) };
+    f(handle)
+}
+
+/// Frees the engine at `raw` exactly once. Closing an unknown or already-closed handle is an error.
+pub fn close_handle(raw: i64) -> Result<(), FfiError> {
+    let mut live = LIVE.write().unwrap_or_else(PoisonError::into_inner);
+    let removed = usize::try_from(raw).ok().filter(|addr| live.as_mut().is_some_and(|set| set.remove(addr)));
+    let Some(addr) = removed else {
+        return Err(Error::UnknownId { kind: "handle", id: raw }.into());
+    };
+    // SAFETY: `addr` was live (created by `Box::into_raw`) and has just been removed from LIVE
+    // under the write lock, so no call holds a reference and no other close can free it again.
+    drop(unsafe { Box::from_raw(addr as *mut EngineHandle) });
+    Ok(())
+}
+
+/// Number of live handles (for leak checks in tests).
+pub fn live_handles() -> usize {
+    LIVE.read().unwrap_or_else(PoisonError::into_inner).as_ref().map_or(0, HashSet::len)
+}
+
+/// Everything that can fail at the boundary.
+#[derive(Debug, thiserror::Error)]
+pub enum FfiError {
+    /// An engine error (bad configuration, bad job, unknown id, rejection, ...).
+    #[error(transparent)]
+    Core(#[from] Error),
+    /// A JNI call failed (a Java exception may be pending).
+    #[error("JNI: {0}")]
+    Jni(#[from] ::jni::errors::Error),
+    /// The host passed an argument the boundary cannot accept (null string, short array, ...).
+    #[error("illegal argument: {0}")]
+    Argument(String),
+    /// A panic was caught; the message carries its location and backtrace.
+    #[error("internal error (panic): {0}")]
+    Panic(String),
+    /// The engine is unusable (poisoned by an earlier panic).
+    #[error("internal error: {0}")]
+    Internal(String),
+}
+
+/// The kinds of boundary failure: the one table both boundaries map from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ErrorKind {
+    /// Bad scheduler configuration.
+    Config,
+    /// Bad job specification or job configuration.
+    InvalidJob,
+    /// Unknown job, node or handle id.
+    UnknownId,
+    /// Refused by admission control.
+    Rejected,
+    /// Bad argument from the host.
+    Argument,
+    /// IO or input-file errors.
+    Io,
+    /// Panics, poisoned engines, JNI failures.
+    Internal,
+}
+
+impl ErrorKind {
+    /// The Java exception class (JNI binary name) for this kind.
+    pub fn java_class(self) -> &'static str {
+        match self {
+            ErrorKind::Config => "io/circumflex/CircumflexConfigException",
+            ErrorKind::InvalidJob => "io/circumflex/CircumflexInvalidJobException",
+            ErrorKind::UnknownId => "io/circumflex/CircumflexUnknownIdException",
+            ErrorKind::Rejected => "io/circumflex/CircumflexRejectedException",
+            ErrorKind::Argument => "java/lang/IllegalArgumentException",
+            ErrorKind::Io => "io/circumflex/CircumflexException",
+            ErrorKind::Internal => "io/circumflex/CircumflexInternalException",
+        }
+    }
+
+    /// The C ABI status code for this kind (0 is success; see `CircumflexStatus`).
+    pub fn c_code(self) -> i32 {
+        match self {
+            ErrorKind::Config => 1,
+            ErrorKind::InvalidJob => 2,
+            ErrorKind::UnknownId => 3,
+            ErrorKind::Rejected => 4,
+            ErrorKind::Argument => 5,
+            ErrorKind::Io => 6,
+            ErrorKind::Internal => 7,
+        }
+    }
+}
+
+impl FfiError {
+    /// The one error-to-kind table.
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            FfiError::Core(Error::InvalidConfig { .. }) => ErrorKind::Config,
+            FfiError::Core(Error::Json { what, .. }) if *what == JSON_CONFIG => ErrorKind::Config,
+            FfiError::Core(Error::InvalidJob { .. }) | FfiError::Core(Error::Json { .. }) => ErrorKind::InvalidJob,
+            FfiError::Core(Error::UnknownId { .. }) => ErrorKind::UnknownId,
+            FfiError::Core(Error::Rejected { .. }) => ErrorKind::Rejected,
+            FfiError::Core(Error::BadInput { .. }) | FfiError::Core(Error::Io { .. }) => ErrorKind::Io,
+            FfiError::Argument(_) => ErrorKind::Argument,
+            FfiError::Jni(_) | FfiError::Panic(_) | FfiError::Internal(_) => ErrorKind::Internal,
+        }
+    }
+}
+
+/// `what` of JSON errors in the scheduler configuration document.
+pub const JSON_CONFIG: &str = "configuration";
+/// `what` of JSON errors in a job configuration document.
+pub const JSON_JOB: &str = "job configuration";
+
+/// Decodes a JSON object of string keys to string values (configuration maps).
+pub fn parse_string_map(json: &str, what: &'static str) -> Result<BTreeMap<String, String>, FfiError> {
+    serde_json::from_str(json).map_err(|e| Error::Json { what, message: e.to_string() }.into())
+}
+
+// ----- panics --------------------------------------------------------------------------------
+
+thread_local! {
+    /// Message, location and backtrace of the last panic on this thread, set by the hook.
+    static LAST_PANIC: RefCell<Option<String>> = const { RefCell::new(None) };
+}
+
+static HOOK: Once = Once::new();
+
+/// Installs (once per process) a panic hook that records each panic with a forced backtrace for
+/// [`panic_message`], then runs the previous hook (which prints to stderr, the daemon's log).
+pub fn install_panic_hook() {
+    HOOK.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            let backtrace = std::backtrace::Backtrace::force_capture();
+            let payload = info.payload();
+            let text = payload
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "panic with a non-string payload".to_string());
+            let at = info.location().map(|l| format!(" at {}:{}", l.file(), l.line())).unwrap_or_default();
+            let record = format!("{text}{at}\nnative backtrace:\n{backtrace}");
+            LAST_PANIC.with(|slot| *slot.borrow_mut() = Some(record));
+            previous(info);
+        }));
+    });
+}
+
+/// The message of a caught panic: the hook's record (with location and backtrace) when the hook
+/// saw it, else the payload's text.
+pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    if let Some(record) = LAST_PANIC.with(|slot| slot.borrow_mut().take()) {
+        return record;
+    }
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_string()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "panic with a non-string payload".to_string()
+    }
+}
+
+fn first_line(s: &str) -> &str {
+    s.lines().next().unwrap_or(s)
+}
+
+// ----- operations shared by both boundaries ---------------------------------------------------
+
+fn phase_arg(code: i32) -> Result<Phase, FfiError> {
+    Phase::from_code(code).ok_or_else(|| FfiError::Argument(format!("phase = {code}: expected 0 (map) or 1 (reduce)")))
+}
+
+fn locality_arg(code: i32) -> Result<Locality, FfiError> {
+    match code {
+        0 => Ok(Locality::Node),
+        1 => Ok(Locality::Rack),
+        2 => Ok(Locality::Any),
+        _ => Err(FfiError::Argument(format!("locality = {code}: expected 0 (node), 1 (rack) or 2 (any)"))),
+    }
+}
+
+fn count_arg(name: &str, value: i32) -> Result<u32, FfiError> {
+    u32::try_from(value).map_err(|_| FfiError::Argument(format!("{name} = {value}: expected a count >= 0")))
+}
+
+fn id_arg(name: &str, value: i32) -> Result<u32, FfiError> {
+    u32::try_from(value).map_err(|_| FfiError::Argument(format!("{name} = {value}: expected an id >= 0")))
+}
+
+/// Typed operations on a handle, used by both the JNI exports and the C ABI so the two
+/// boundaries cannot drift apart. Integer arguments arrive as the host's signed types and are
+/// checked here.
+pub mod ops {
+    use super::*;
+
+    /// Registers a node; returns its id.
+    pub fn add_node(
+        h: &EngineHandle,
+        name: &str,
+        rack: &str,
+        map_slots: i32,
+        reduce_slots: i32,
+    ) -> Result<i32, FfiError> {
+        let map_slots = count_arg("mapSlots", map_slots)?;
+        let reduce_slots = count_arg("reduceSlots", reduce_slots)?;
+        h.with_engine(|e| Ok(e.add_node(name, rack, map_slots, reduce_slots).0 as i32))
+    }
+
+    /// Marks a node lost.
+    pub fn remove_node(h: &EngineHandle, node: i32, now: Time) -> Result<(), FfiError> {
+        let node = NodeId(id_arg("node", node)?);
+        h.with_engine(|e| Ok(e.remove_node(node, now)?))
+    }
+
+    /// Changes a node's capacity.
+    pub fn set_node_capacity(h: &EngineHandle, node: i32, map_slots: i32, reduce_slots: i32) -> Result<(), FfiError> {
+        let node = NodeId(id_arg("node", node)?);
+        let map_slots = count_arg("mapSlots", map_slots)?;
+        let reduce_slots = count_arg("reduceSlots", reduce_slots)?;
+        h.with_engine(|e| Ok(e.set_node_capacity(node, map_slots, reduce_slots)?))
+    }
+
+    /// Submits a job from its configuration map (JSON object of strings). A rejection is
+    /// [`Error::Rejected`] carrying the policy's reason.
+    pub fn submit_job(h: &EngineHandle, conf_json: &str, now: Time) -> Result<i32, FfiError> {
+        let conf = parse_string_map(conf_json, JSON_JOB)?;
+        let spec = crate::config::job_spec_from_conf(&conf, now)?;
+        h.with_engine(|e| {
+            let (id, admission) = e.submit(spec, now)?;
+            match admission {
+                crate::policy::Admission::Accept => Ok(id.0 as i32),
+                crate::policy::Admission::Reject { reason } => {
+                    Err(Error::Rejected { policy: e.policy_name().to_string(), reason }.into())
+                }
+            }
+        })
+    }
+
+    /// Sets a phase's pending task count.
+    pub fn set_pending(h: &EngineHandle, job: i32, phase: i32, pending: i32) -> Result<(), FfiError> {
+        let job = JobId(id_arg("job", job)?);
+        let phase = phase_arg(phase)?;
+        let pending = count_arg("pending", pending)?;
+        h.with_engine(|e| Ok(e.set_pending(job, phase, pending)?))
+    }
+
+    /// Overrides whether a job's reduces may run.
+    pub fn set_reduces_ready(h: &EngineHandle, job: i32, ready: bool) -> Result<(), FfiError> {
+        let job = JobId(id_arg("job", job)?);
+        h.with_engine(|e| Ok(e.set_reduces_ready(job, ready)?))
+    }
+
+    /// A task started.
+    pub fn task_started(
+        h: &EngineHandle,
+        job: i32,
+        phase: i32,
+        node: i32,
+        locality: i32,
+        now: Time,
+    ) -> Result<(), FfiError> {
+        let job = JobId(id_arg("job", job)?);
+        let phase = phase_arg(phase)?;
+        let node = NodeId(id_arg("node", node)?);
+        let locality = locality_arg(locality)?;
+        h.with_engine(|e| Ok(e.task_started(job, phase, node, locality, now)?))
+    }
+
+    /// A task ended.
+    #[allow(clippy::too_many_arguments)]
+    pub fn task_finished(
+        h: &EngineHandle,
+        job: i32,
+        phase: i32,
+        node: i32,
+        duration_ms: Time,
+        success: bool,
+        now: Time,
+    ) -> Result<(), FfiError> {
+        let job = JobId(id_arg("job", job)?);
+        let phase = phase_arg(phase)?;
+        let node = NodeId(id_arg("node", node)?);
+        h.with_engine(|e| Ok(e.task_finished(job, phase, node, duration_ms, success, now)?))
+    }
+
+    /// Ends a job.
+    pub fn finish_job(h: &EngineHandle, job: i32, now: Time) -> Result<(), FfiError> {
+        let job = JobId(id_arg("job", job)?);
+        h.with_engine(|e| Ok(e.finish_job(job, now)?))
+    }
+
+    /// Re-plans if due; returns whether it planned.
+    pub fn tick(h: &EngineHandle, now: Time) -> Result<bool, FfiError> {
+        h.with_engine(|e| Ok(e.tick(now)))
+    }
+
+    /// Answers a heartbeat, packing choices into `out` ([`CHOICE_STRIDE`] integers each: job,
+    /// phase code, count, locality code). Writes as many whole choices as fit and returns how many
+    /// it wrote; choices beyond that are fallbacks the host could not have used.
+    pub fn node_update(
+        h: &EngineHandle,
+        node: i32,
+        free_map: i32,
+        free_reduce: i32,
+        now: Time,
+        out: &mut [i32],
+    ) -> Result<usize, FfiError> {
+        let node = NodeId(id_arg("node", node)?);
+        let free = [count_arg("freeMap", free_map)?, count_arg("freeReduce", free_reduce)?];
+        h.with_engine(|e| {
+            let choices = e.node_update(node, free, now)?;
+            let mut written = 0;
+            for (c, slot) in choices.iter().zip(out.chunks_exact_mut(CHOICE_STRIDE)) {
+                slot[0] = c.job.0 as i32;
+                slot[1] = c.phase.idx() as i32;
+                slot[2] = i32::try_from(c.count).unwrap_or(i32::MAX);
+                slot[3] = c.locality.code();
+                written += 1;
+            }
+            Ok(written)
+        })
+    }
+
+    /// The current plan as JSON.
+    pub fn plan_json(h: &EngineHandle) -> Result<String, FfiError> {
+        h.with_engine(|e| to_json(e.plan()))
+    }
+
+    /// Engine status as JSON: policy, statistics, cluster, nodes and every job's counters.
+    pub fn status_json(h: &EngineHandle, now: Time) -> Result<String, FfiError> {
+        h.with_engine(|e| {
+            let status = Status {
+                version: VERSION,
+                policy: e.policy_name(),
+                now,
+                stats: e.stats(),
+                cluster: e.cluster(),
+                nodes: e.nodes(),
+                jobs: e.jobs().iter().map(JobStatusView::from).collect(),
+            };
+            to_json(&status)
+        })
+    }
+
+    fn to_json<T: Serialize>(value: &T) -> Result<String, FfiError> {
+        serde_json::to_string(value).map_err(|e| FfiError::Internal(format!("cannot encode JSON: {e}")))
+    }
+}
+
+#[derive(Serialize)]
+struct Status<'a> {
+    version: &'static str,
+    policy: &'static str,
+    now: Time,
+    stats: crate::engine::EngineStats,
+    cluster: crate::policy::ClusterView,
+    nodes: &'a [crate::engine::NodeState],
+    jobs: Vec<JobStatusView<'a>>,
+}
+
+#[derive(Serialize)]
+struct JobStatusView<'a> {
+    id: u32,
+    external_id: &'a str,
+    name: &'a str,
+    status: crate::model::JobStatus,
+    phases: &'a [crate::model::PhaseState; 2],
+    submit_ms: Time,
+    started_ms: Option<Time>,
+    finished_ms: Option<Time>,
+}
+
+impl<'a> From<&'a crate::model::JobState> for JobStatusView<'a> {
+    fn from(j: &'a crate::model::JobState) -> Self {
+        JobStatusView {
+            id: j.id.0,
+            external_id: &j.spec.external_id,
+            name: &j.spec.name,
+            status: j.status,
+            phases: &j.phases,
+            submit_ms: j.spec.submit_ms,
+            started_ms: j.started_ms,
+            finished_ms: j.finished_ms,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fifo() -> i64 {
+        let cfg = BTreeMap::from([
+            ("circumflex.policy".to_string(), "fifo".to_string()),
+            ("circumflex.locality.node.delay".to_string(), "0".to_string()),
+            ("circumflex.locality.rack.delay".to_string(), "0".to_string()),
+        ]);
+        create_handle(&cfg).unwrap() as i64
+    }
+
+    #[test]
+    fn handles_close_exactly_once_and_unknown_handles_are_errors() {
+        let h = fifo();
+        assert!(with_handle(h, |_| Ok(())).is_ok());
+        close_handle(h).unwrap();
+        let err = close_handle(h).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::UnknownId);
+        assert!(with_handle(h, |_| Ok(())).is_err());
+        assert!(with_handle(0, |_| Ok(())).is_err());
+        assert!(with_handle(-7, |_| Ok(())).is_err());
+        assert!(with_handle(12345, |_| Ok(())).is_err(), "a made-up address is never dereferenced");
+    }
+
+    #[test]
+    fn error_table_maps_every_core_variant() {
+        let cases = [
+            (Error::config("k", "v", "a"), ErrorKind::Config),
+            (Error::job("f", "v", "a"), ErrorKind::InvalidJob),
+            (Error::UnknownId { kind: "job", id: 3 }, ErrorKind::UnknownId),
+            (Error::Rejected { policy: "p".into(), reason: "r".into() }, ErrorKind::Rejected),
+            (Error::Json { what: JSON_CONFIG, message: "m".into() }, ErrorKind::Config),
+            (Error::Json { what: JSON_JOB, message: "m".into() }, ErrorKind::InvalidJob),
+            (Error::Io { path: "p".into(), message: "m".into() }, ErrorKind::Io),
+        ];
+        for (err, kind) in cases {
+            assert_eq!(FfiError::from(err.clone()).kind(), kind, "{err}");
+        }
+        assert_eq!(FfiError::Panic("x".into()).kind().java_class(), "io/circumflex/CircumflexInternalException");
+    }
+
+    #[test]
+    fn node_update_packs_choices_and_truncates_to_whole_choices() {
+        let h = fifo();
+        with_handle(h, |handle| {
+            let node = ops::add_node(handle, "h1", "/r1", 4, 0)?;
+            let a = ops::submit_job(handle, r#"{"mapreduce.job.maps":"3","mapreduce.job.reduces":"0"}"#, 0)?;
+            let b = ops::submit_job(handle, r#"{"mapreduce.job.maps":"3","mapreduce.job.reduces":"0"}"#, 1)?;
+            let mut out = [-1i32; 64];
+            let n = ops::node_update(handle, node, 4, 0, 2, &mut out)?;
+            let mut per_job = [0, 0];
+            for c in out[..n * CHOICE_STRIDE].chunks_exact(CHOICE_STRIDE) {
+                assert_eq!((c[1], c[3]), (0, 2), "maps at any locality");
+                per_job[if c[0] == a { 0 } else { 1 }] += c[2];
+            }
+            assert_eq!(per_job, [3, 1], "fifo: the first job's 3 maps, the spare slot to the second ({b})");
+            assert!(n >= 2);
+            let mut short = [-1i32; 6];
+            assert_eq!(ops::node_update(handle, node, 4, 0, 2, &mut short)?, 1);
+            assert_eq!(short[4..], [-1, -1], "a partial choice is never written");
+            Ok(())
+        })
+        .unwrap();
+        close_handle(h).unwrap();
+    }
+
+    #[test]
+    fn bad_arguments_name_the_argument() {
+        let h = fifo();
+        let err = with_handle(h, |handle| ops::set_pending(handle, 0, 7, 1)).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::Argument);
+        assert!(err.to_string().contains("phase = 7"), "{err}");
+        let err = with_handle(h, |handle| ops::submit_job(handle, "{not json", 0)).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::InvalidJob);
+        close_handle(h).unwrap();
+    }
+
+    #[cfg(feature = "test-policies")]
+    #[test]
+    fn a_panic_poisons_only_its_engine() {
+        install_panic_hook();
+        let cfg = BTreeMap::from([("circumflex.policy".to_string(), "test-panic".to_string())]);
+        let h = create_handle(&cfg).unwrap() as i64;
+        let err = with_handle(h, |handle| ops::submit_job(handle, r#"{"mapreduce.job.maps":"1"}"#, 0)).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::Internal);
+        assert!(err.to_string().contains("deliberate panic"), "{err}");
+        assert!(err.to_string().contains("backtrace"), "{err}");
+        let again = with_handle(h, |handle| ops::tick(handle, 1)).unwrap_err();
+        assert!(again.to_string().contains("unusable after an earlier panic"), "{again}");
+        assert!(again.to_string().contains("deliberate panic"), "{again}");
+        close_handle(h).unwrap();
+        let other = fifo();
+        assert!(with_handle(other, |handle| ops::tick(handle, 1)).is_ok());
+        close_handle(other).unwrap();
+    }
+}
