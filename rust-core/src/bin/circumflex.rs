@@ -76,6 +76,21 @@ enum Study {
         #[arg(long, default_value = "results/asrpt")]
         out: PathBuf,
     },
+    /// CIRCUMFLEX (shared scans paper, §4): FLEX, CIRCUMFLEX and BATCH over the 225 configurations.
+    Circumflex {
+        /// Repetitions 1..=N per configuration.
+        #[arg(long, default_value_t = 10)]
+        seeds: u64,
+        /// Per-job maximum slots M_j (the study's calibration; see the report).
+        #[arg(long, default_value_t = 10)]
+        max_slots: u32,
+        /// Worker threads (each simulation is single-threaded).
+        #[arg(long, default_value_t = 2)]
+        workers: usize,
+        /// Output folder.
+        #[arg(long, default_value = "results/circumflex")]
+        out: PathBuf,
+    },
     /// RTMR (real-time scheduling paper): Workloads I and II, Tables V and VI.
     Rtmr {
         /// Seeds 1..=N.
@@ -418,6 +433,22 @@ fn main_result() -> Result<()> {
             let command = format!("circumflex reproduce asrpt --seeds {seeds} --slots {slots} --out {}", out.display());
             result.write_report(&out, &command)?;
             eprintln!("wrote {} in {:.1} s", out.display(), started.elapsed().as_secs_f64());
+        }
+        Command::Reproduce { study: Study::Circumflex { seeds, max_slots, workers, out } } => {
+            use circumflex::circumflex::study;
+            let cfg = study::StudyConfig { seeds, max_slots, workers, ..study::StudyConfig::default() };
+            let result = study::run(&cfg, |done, total| {
+                if done % 250 == 0 || done == total {
+                    eprintln!("  {done}/{total} (configuration, repetition) tasks");
+                }
+            })?;
+            print!("{}", result.to_markdown());
+            let command = format!(
+                "circumflex reproduce circumflex --seeds {seeds} --max-slots {max_slots} --workers {workers} --out {}",
+                out.display()
+            );
+            result.write_report(&out, &command, study::DISCUSSION)?;
+            eprintln!("wrote {} in {:.1} s", out.display(), result.seconds);
         }
         Command::Reproduce { study: Study::Rtmr { seeds, estimate_factor, out } } => {
             use circumflex::rtmr::study;
