@@ -9,6 +9,8 @@
 //!   ([`crate::flex::smith::generalized_smith`] for linear minisum objectives,
 //!   [`crate::flex::dp`] with chain precedence for minimax ones) and packed by
 //!   [`crate::flex::packing::pack_traced`]; semi-shared regions are planned minimax-only.
+//! - [`policy`]: the `circumflex` engine policy (chains by `JobSpec.dataset`, first interval
+//!   enforced).
 //! - [`sim`]: the fluid event-driven simulator of FLEX, CIRCUMFLEX and BATCH.
 //! - [`study`]: the paper's 225-configuration study and its report
 //!   (`circumflex reproduce circumflex`).
@@ -19,6 +21,7 @@
 //! `i·W/D`; and the study's calibration (`M_j = 10`).
 
 pub mod plan;
+pub mod policy;
 pub mod scan;
 pub mod sim;
 pub mod study;
