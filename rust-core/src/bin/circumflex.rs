@@ -87,9 +87,15 @@ enum Study {
         /// Worker threads (each simulation is single-threaded).
         #[arg(long, default_value_t = 2)]
         workers: usize,
+        /// Utilisation ρ the sizes are scaled to (paper: 0.9).
+        #[arg(long, default_value_t = 0.9)]
+        rho: f64,
         /// Output folder.
         #[arg(long, default_value = "results/circumflex")]
         out: PathBuf,
+        /// Do not simulate: re-render the report from `<out>/study.json` of an earlier run.
+        #[arg(long)]
+        render_only: bool,
     },
     /// RTMR (real-time scheduling paper): Workloads I and II, Tables V and VI.
     Rtmr {
@@ -434,19 +440,20 @@ fn main_result() -> Result<()> {
             result.write_report(&out, &command)?;
             eprintln!("wrote {} in {:.1} s", out.display(), started.elapsed().as_secs_f64());
         }
-        Command::Reproduce { study: Study::Circumflex { seeds, max_slots, workers, out } } => {
+        Command::Reproduce { study: Study::Circumflex { seeds, max_slots, workers, rho, out, render_only } } => {
             use circumflex::circumflex::study;
-            let cfg = study::StudyConfig { seeds, max_slots, workers, ..study::StudyConfig::default() };
-            let result = study::run(&cfg, |done, total| {
-                if done % 250 == 0 || done == total {
-                    eprintln!("  {done}/{total} (configuration, repetition) tasks");
-                }
-            })?;
+            let result = if render_only {
+                study::Study::load(&out.join("study.json"))?
+            } else {
+                let cfg = study::StudyConfig { seeds, max_slots, workers, rho, ..study::StudyConfig::default() };
+                study::run(&cfg, |done, total| {
+                    if done % 250 == 0 || done == total {
+                        eprintln!("  {done}/{total} (configuration, repetition) tasks");
+                    }
+                })?
+            };
             print!("{}", result.to_markdown());
-            let command = format!(
-                "circumflex reproduce circumflex --seeds {seeds} --max-slots {max_slots} --workers {workers} --out {}",
-                out.display()
-            );
+            let command = result.command(&out);
             result.write_report(&out, &command, study::DISCUSSION)?;
             eprintln!("wrote {} in {:.1} s", out.display(), result.seconds);
         }

@@ -34,7 +34,7 @@ use std::sync::Mutex;
 
 use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::sim::{simulate, ScanArrival, Scheme, Workload};
 use crate::error::{Error, Result};
@@ -48,7 +48,7 @@ pub const OBJECTIVES: [Objective; 3] = [Objective::AvgResponseTime, Objective::A
 pub const SCHEMES: [&str; 3] = ["FLEX", "CIRCUMFLEX", "BATCH"];
 
 /// Study parameters (module docs for the decisions).
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct StudyConfig {
     /// Repetitions `1..=seeds`.
     pub seeds: u64,
@@ -196,7 +196,7 @@ fn run_one(cfg: &StudyConfig, t1: usize, t2: usize, label: usize, seed: u64) -> 
 }
 
 /// Per-configuration means over repetitions.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Cell {
     /// θ1.
     pub theta1: f64,
@@ -227,7 +227,7 @@ impl Cell {
 }
 
 /// The whole study.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Study {
     /// Parameters.
     pub config: StudyConfig,
@@ -495,6 +495,25 @@ impl Study {
             s.push_str(&self.spread_markdown(o));
         }
         s
+    }
+
+    /// Loads a study written by [`Study::write_report`] (`study.json`), to re-render a report.
+    pub fn load(path: &std::path::Path) -> Result<Study> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| Error::Io { path: path.display().to_string(), message: e.to_string() })?;
+        serde_json::from_str(&text).map_err(|e| Error::Json { what: "study", message: e.to_string() })
+    }
+
+    /// The command line that reproduces this study into `out`.
+    pub fn command(&self, out: &std::path::Path) -> String {
+        format!(
+            "circumflex reproduce circumflex --seeds {} --max-slots {} --rho {} --workers {} --out {}",
+            self.config.seeds,
+            self.config.max_slots,
+            self.config.rho,
+            self.config.workers,
+            out.display()
+        )
     }
 
     /// CSV of every configuration.
