@@ -82,7 +82,7 @@ enum Study {
         #[arg(long, default_value_t = 10)]
         seeds: u64,
         /// Per-job maximum slots M_j (the study's calibration; see the report).
-        #[arg(long, default_value_t = 10)]
+        #[arg(long, default_value_t = 5)]
         max_slots: u32,
         /// Worker threads (each simulation is single-threaded).
         #[arg(long, default_value_t = 2)]

@@ -18,7 +18,7 @@
 //! Decisions where the paper is silent are documented in each submodule (digest §7): subjob
 //! weight/penalty = those of the job the subjob completes; subjob bounds = max of minima, min of
 //! maxima, `m` clamped to `M`; interim durations `work / S` from now; BATCH windows offset by
-//! `i·W/D`; and the study's calibration (`M_j = 10`).
+//! `i·W/D`; and the study's calibration (`M_j = 5`).
 
 pub mod plan;
 pub mod policy;

@@ -208,8 +208,9 @@ mod tests {
 
     #[test]
     fn registry_builds_circumflex() {
-        let cfg = EngineConfig::from_pairs([("circumflex.policy", "circumflex"), ("circumflex.objective", "max_stretch")])
-            .unwrap();
+        let cfg =
+            EngineConfig::from_pairs([("circumflex.policy", "circumflex"), ("circumflex.objective", "max_stretch")])
+                .unwrap();
         assert_eq!(crate::policies::create(&cfg).unwrap().name(), "circumflex");
         assert!(crate::policies::POLICY_NAMES.contains(&"circumflex"));
     }

@@ -10,7 +10,8 @@ use crate::error::{Error, Result};
 use crate::policy::Policy;
 
 /// Every policy name `create` accepts (test-only policies excluded).
-pub const POLICY_NAMES: &[&str] = &["fifo", "fair", "flex", "circumflex", "asrpt", "rtmr", "deadline-constraint", "adaptive"];
+pub const POLICY_NAMES: &[&str] =
+    &["fifo", "fair", "flex", "circumflex", "asrpt", "rtmr", "deadline-constraint", "adaptive"];
 
 /// Builds the configured policy, validating its parameters.
 pub fn create(config: &EngineConfig) -> Result<Box<dyn Policy>> {
