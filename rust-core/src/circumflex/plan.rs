@@ -184,7 +184,11 @@ pub fn plan_semi_shared(
         return Err(unsupported(objective, "a minimax objective (semi-shared scans support only minimax)"));
     }
     for (r, region) in regions.iter().enumerate() {
-        if region.jobs.is_empty() || region.jobs.iter().any(|&j| j >= jobs.len()) || !(region.size >= 0.0) {
+        if region.jobs.is_empty()
+            || region.jobs.iter().any(|&j| j >= jobs.len())
+            || region.size.is_nan()
+            || region.size < 0.0
+        {
             return Err(Error::job(
                 &format!("region {r}"),
                 format!("{:?} size {}", region.jobs, region.size),

@@ -192,7 +192,7 @@ mod tests {
 
     #[test]
     fn without_datasets_it_is_flex() {
-        let specs = vec![spec(0, 10, None), spec(1, 2, None), spec(2, 5, None)];
+        let specs = [spec(0, 10, None), spec(1, 2, None), spec(2, 5, None)];
         for o in [Objective::AvgResponseTime, Objective::MaxStretch] {
             let jobs: Vec<JobState> =
                 specs.iter().cloned().enumerate().map(|(i, s)| JobState::new(JobId(i as u32), s)).collect();

@@ -334,7 +334,7 @@ impl Run<'_> {
 
 /// The batch release time of a job arriving at `arrival` on dataset `d` of `datasets`.
 pub fn release_time(arrival: f64, d: usize, datasets: usize, window: f64) -> f64 {
-    if !(window > 0.0) {
+    if window.is_nan() || window <= 0.0 {
         return arrival;
     }
     let offset = d as f64 * window / datasets.max(1) as f64;

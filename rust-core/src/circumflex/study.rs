@@ -289,13 +289,11 @@ pub fn run(cfg: &StudyConfig, progress: impl Fn(usize, usize) + Sync) -> Result<
             let col = |f: &dyn Fn(&Record) -> f64| rs.iter().map(f).collect::<Vec<f64>>();
             let mut metric = [[0.0; 3]; 3];
             let mut ratio_sd = [[0.0; 2]; 3];
-            for o in 0..3 {
-                for s in 0..3 {
-                    metric[o][s] = mean(&col(&|r| r.metric[o][s]));
+            for (o, row) in metric.iter_mut().enumerate() {
+                for (s, m) in row.iter_mut().enumerate() {
+                    *m = mean(&col(&|r| r.metric[o][s]));
                 }
-                for s in 1..3 {
-                    ratio_sd[o][s - 1] = sd(&col(&|r| r.metric[o][s] / r.metric[o][0]));
-                }
+                ratio_sd[o] = [1, 2].map(|s| sd(&col(&|r| r.metric[o][s] / r.metric[o][0])));
             }
             let work = [0, 1, 2].map(|s| mean(&col(&|r| r.work[s])));
             let concurrency = [0, 1, 2].map(|s| mean(&col(&|r| r.concurrency[s])));
