@@ -21,17 +21,17 @@
 //!
 //! Decisions: an objective CIRCUMFLEX does not handle (minisum tardy jobs, total tardiness, total
 //! SLA) falls back to FLEX for that pool, so a misconfiguration degrades to no sharing-aware
-//! order rather than to no plan (the registry still validates the name); the later-phase tail
-//! used by FLEX in split mode is not added (penalties are evaluated at the map completion).
+//! order rather than to no plan (the registry still validates the name); job facts (including
+//! FLEX's later-phase tail in split mode) and the plan assembly are FLEX's own.
 
 use std::collections::BTreeMap;
 
 use crate::config::EngineConfig;
 use crate::error::Result;
-use crate::flex::metrics::{JobFacts, Objective};
-use crate::flex::{isolated_time, solve, FlexItem, FlexProblem, FlexSolution};
-use crate::model::{JobId, Phase, Time};
-use crate::policy::{pool_demand, pool_remaining_work, slot_bounds, Plan, PlanBuilder, Policy, Snapshot};
+use crate::flex::metrics::Objective;
+use crate::flex::{job_facts, plan_from_pools, solve, FlexItem, FlexProblem, FlexSolution};
+use crate::model::{JobId, Phase};
+use crate::policy::{pool_demand, pool_remaining_work, slot_bounds, Plan, Policy, Snapshot};
 
 use super::plan::{plan_chains, ScanJob};
 
@@ -86,14 +86,7 @@ impl Policy for CircumflexPolicy {
                 }
                 let (min, max) = slot_bounds(job, pool.capacity);
                 let max = max.min(demand).max(1);
-                let facts = JobFacts {
-                    arrival: job.spec.submit_ms as f64,
-                    weight: job.spec.weight,
-                    deadline: job.spec.deadline_ms.map(|d| d as f64),
-                    sla: job.spec.sla.iter().map(|s| (s.deadline_ms as f64, s.penalty)).collect(),
-                    isolated: isolated_time(job, &cluster),
-                    tail: 0.0,
-                };
+                let facts = job_facts(job, &cluster, pool.phases);
                 let entry = Entry { id: job.id, item: FlexItem { work, min: min.min(max), max, facts } };
                 let scans = pool.phases.contains(&Phase::Map) && job.phase(Phase::Map).remaining() > 0;
                 match job.spec.dataset.as_deref().filter(|_| scans) {
@@ -133,33 +126,14 @@ impl Policy for CircumflexPolicy {
             };
             solved.push((pool, ids, solution));
         }
-        let mut key = vec![(usize::MAX, usize::MAX); snapshot.jobs.len()];
-        for (p, (_, ids, sol)) in solved.iter().enumerate() {
-            for (pos, &i) in sol.order.iter().enumerate() {
-                let k = &mut key[ids[i].0 as usize];
-                *k = (*k).min((pos, p));
-            }
-        }
-        let mut order: Vec<JobId> =
-            snapshot.active.iter().copied().filter(|id| key[id.0 as usize].0 != usize::MAX).collect();
-        order.sort_by_key(|id| key[id.0 as usize]);
-        let mut builder = PlanBuilder::new(snapshot, order);
-        for (pool, ids, sol) in &solved {
-            for (i, &id) in ids.iter().enumerate() {
-                builder.set_pool_target(id, pool, sol.first[i]);
-                if sol.completion[i].is_finite() {
-                    builder.set_predicted_completion(id, sol.completion[i].ceil() as Time);
-                }
-            }
-        }
-        builder.finish()
+        plan_from_pools(snapshot, &solved)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{JobSpec, JobState};
+    use crate::model::{JobSpec, JobState, Time};
     use crate::policy::{ClusterView, PoolMode};
 
     fn spec(submit: Time, maps: u32, dataset: Option<&str>) -> JobSpec {

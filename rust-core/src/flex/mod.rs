@@ -46,7 +46,7 @@ use crate::config::EngineConfig;
 use crate::error::Result;
 use crate::model::{JobId, JobState, Phase, Time};
 use crate::policy::{
-    pool_demand, pool_remaining_work, slot_bounds, ClusterView, Plan, PlanBuilder, Policy, PoolMode, Snapshot,
+    pool_demand, pool_remaining_work, slot_bounds, ClusterView, Plan, PlanBuilder, Policy, Pool, PoolMode, Snapshot,
 };
 
 use metrics::{JobFacts, Method, Objective, Penalty};
@@ -197,8 +197,8 @@ fn tail(job: &JobState, cluster: &ClusterView, phases: &[Phase]) -> f64 {
     0.0
 }
 
-/// The facts of `job` for a pool serving `phases`.
-fn job_facts(job: &JobState, cluster: &ClusterView, phases: &[Phase]) -> JobFacts {
+/// The facts of `job` for a pool serving `phases` (arrival, weight, deadline, SLA, `W_j`, tail).
+pub fn job_facts(job: &JobState, cluster: &ClusterView, phases: &[Phase]) -> JobFacts {
     JobFacts {
         arrival: job.spec.submit_ms as f64,
         weight: job.spec.weight,
@@ -239,28 +239,36 @@ impl Policy for FlexPolicy {
             let solution = solve(self.objective, &problem);
             solved.push((pool, ids, solution));
         }
-        // Plan order: best position in any pool (module docs).
-        let mut key = vec![(usize::MAX, usize::MAX); snapshot.jobs.len()];
-        for (p, (_, ids, sol)) in solved.iter().enumerate() {
-            for (pos, &i) in sol.order.iter().enumerate() {
-                let k = &mut key[ids[i].0 as usize];
-                *k = (*k).min((pos, p));
-            }
-        }
-        let mut order: Vec<JobId> =
-            snapshot.active.iter().copied().filter(|id| key[id.0 as usize].0 != usize::MAX).collect();
-        order.sort_by_key(|id| key[id.0 as usize]);
-        let mut builder = PlanBuilder::new(snapshot, order);
-        for (pool, ids, sol) in &solved {
-            for (i, &id) in ids.iter().enumerate() {
-                builder.set_pool_target(id, pool, sol.first[i]);
-                if sol.completion[i].is_finite() {
-                    builder.set_predicted_completion(id, sol.completion[i].ceil() as Time);
-                }
-            }
-        }
-        builder.finish()
+        plan_from_pools(snapshot, &solved)
     }
+}
+
+/// The plan from per-pool solutions `(pool, job ids by item, solution)`: the plan order is each
+/// job's best position in any pool's order (ties: earlier pool, then submission order), each job's
+/// target in a pool is its first-interval allocation there, and predicted completions come from
+/// the full packings. Shared by FLEX and CIRCUMFLEX.
+pub fn plan_from_pools(snapshot: &Snapshot<'_>, solved: &[(Pool, Vec<JobId>, FlexSolution)]) -> Plan {
+    // Plan order: best position in any pool (module docs).
+    let mut key = vec![(usize::MAX, usize::MAX); snapshot.jobs.len()];
+    for (p, (_, ids, sol)) in solved.iter().enumerate() {
+        for (pos, &i) in sol.order.iter().enumerate() {
+            let k = &mut key[ids[i].0 as usize];
+            *k = (*k).min((pos, p));
+        }
+    }
+    let mut order: Vec<JobId> =
+        snapshot.active.iter().copied().filter(|id| key[id.0 as usize].0 != usize::MAX).collect();
+    order.sort_by_key(|id| key[id.0 as usize]);
+    let mut builder = PlanBuilder::new(snapshot, order);
+    for (pool, ids, sol) in solved {
+        for (i, &id) in ids.iter().enumerate() {
+            builder.set_pool_target(id, pool, sol.first[i]);
+            if sol.completion[i].is_finite() {
+                builder.set_predicted_completion(id, sol.completion[i].ceil() as Time);
+            }
+        }
+    }
+    builder.finish()
 }
 
 #[cfg(test)]
