@@ -664,10 +664,11 @@ impl Study {
             &line_chart("Work ratios, θ1 = θ2 = 1", "correlation label", "work / FLEX work", &series, Some((0.0, 1.0))),
         )?;
         md.push_str("![fig5b-work.svg](fig5b-work.svg)\n\n");
+        // Two-digit group labels "τ1τ2" (θ = 0.25·τ) keep 25 groups legible on the axis.
         let mut groups = Vec::new();
-        for &t1 in &THETAS {
-            for &t2 in &THETAS {
-                groups.push(format!("{t1}/{t2}"));
+        for t1 in 0..THETAS.len() {
+            for t2 in 0..THETAS.len() {
+                groups.push(format!("{t1}{t2}"));
             }
         }
         for (o, file) in files.iter().enumerate() {
@@ -685,7 +686,7 @@ impl Study {
             }
             let name = format!("fig6-{file}.svg");
             let svg = grouped_bars(
-                &format!("{} ratio to FLEX: median, min–max over 9 correlations (θ1/θ2)", OBJECTIVES[o].name()),
+                &format!("{}: median, min–max over 9 correlations; groups τ1τ2, θ = τ/4", OBJECTIVES[o].name()),
                 "ratio to FLEX",
                 &groups,
                 &["CIRCUMFLEX/FLEX".to_string(), "BATCH/FLEX".to_string()],
