@@ -338,7 +338,7 @@ pub fn release_time(arrival: f64, d: usize, datasets: usize, window: f64) -> f64
         return arrival;
     }
     let offset = d as f64 * window / datasets.max(1) as f64;
-    offset + ((arrival - offset) / window).floor().max(-1.0) * window + window
+    offset + ((arrival - offset) / window).floor() * window + window
 }
 
 /// Simulates `scheme` optimizing `objective` on `w`.
