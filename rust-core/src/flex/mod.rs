@@ -259,7 +259,7 @@ fn tail(job: &JobState, cluster: &ClusterView, phases: &[Phase]) -> f64 {
 
 /// The facts of `job` for a pool serving `phases`; SLA steps and `W_j` only when `objective`
 /// uses them (they cost an allocation and a few divisions per job).
-fn job_facts(objective: Objective, job: &JobState, cluster: &ClusterView, phases: &[Phase]) -> JobFacts {
+pub fn job_facts(objective: Objective, job: &JobState, cluster: &ClusterView, phases: &[Phase]) -> JobFacts {
     use Objective::*;
     let uses_sla = matches!(objective, TotalSla | MaxSla);
     let uses_stretch = matches!(objective, AvgStretch | WeightedAvgStretch | MaxStretch | WeightedMaxStretch);
@@ -321,32 +321,40 @@ impl Policy for FlexPolicy {
                 (pool, ids, solution)
             })
             .collect();
-        // Plan order: best position in any pool (module docs). Walking positions in step, pools
-        // in order, meets every job first at its best (position, pool): a linear merge.
-        let mut seen = vec![false; snapshot.jobs.len()];
-        let mut order: Vec<JobId> = Vec::with_capacity(snapshot.active.len());
-        let longest = solved.iter().map(|(_, _, sol)| sol.order.len()).max().unwrap_or(0);
-        for pos in 0..longest {
-            for (_, ids, sol) in &solved {
-                if let Some(&i) = sol.order.get(pos) {
-                    let id = ids[i];
-                    if !std::mem::replace(&mut seen[id.0 as usize], true) {
-                        order.push(id);
-                    }
-                }
-            }
-        }
-        let mut builder = PlanBuilder::new(snapshot, order);
-        for (pool, ids, sol) in &solved {
-            for (i, &id) in ids.iter().enumerate() {
-                builder.set_pool_target(id, pool, sol.first[i]);
-                if sol.completion[i].is_finite() {
-                    builder.set_predicted_completion(id, sol.completion[i].ceil() as Time);
-                }
-            }
-        }
-        builder.finish()
+        plan_from_pools(snapshot, &solved)
     }
+}
+
+/// The plan from per-pool solutions `(pool, job ids by item, solution)`: the plan order is each
+/// job's best position in any pool's order (ties: earlier pool, then submission order), each job's
+/// target in a pool is its first-interval allocation there, and predicted completions come from
+/// the full packings. Shared by FLEX and CIRCUMFLEX.
+pub fn plan_from_pools(snapshot: &Snapshot<'_>, solved: &[(Pool, Vec<JobId>, FlexSolution)]) -> Plan {
+    // Plan order: best position in any pool (module docs). Walking positions in step, pools in
+    // order, meets every job first at its best (position, pool): a linear merge.
+    let mut seen = vec![false; snapshot.jobs.len()];
+    let mut order: Vec<JobId> = Vec::with_capacity(snapshot.active.len());
+    let longest = solved.iter().map(|(_, _, sol)| sol.order.len()).max().unwrap_or(0);
+    for pos in 0..longest {
+        for (_, ids, sol) in solved {
+            if let Some(&i) = sol.order.get(pos) {
+                let id = ids[i];
+                if !std::mem::replace(&mut seen[id.0 as usize], true) {
+                    order.push(id);
+                }
+            }
+        }
+    }
+    let mut builder = PlanBuilder::new(snapshot, order);
+    for (pool, ids, sol) in solved {
+        for (i, &id) in ids.iter().enumerate() {
+            builder.set_pool_target(id, pool, sol.first[i]);
+            if sol.completion[i].is_finite() {
+                builder.set_predicted_completion(id, sol.completion[i].ceil() as Time);
+            }
+        }
+    }
+    builder.finish()
 }
 
 #[cfg(test)]
