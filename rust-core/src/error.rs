@@ -84,6 +84,11 @@ impl Error {
         Error::InvalidConfig { key: key.to_string(), value: value.to_string(), allowed: allowed.to_string() }
     }
 
+    /// Shorthand for [`Error::Io`] from an OS error on `path`.
+    pub fn io(path: &std::path::Path, err: &std::io::Error) -> Error {
+        Error::Io { path: path.display().to_string(), message: err.to_string() }
+    }
+
     /// Shorthand for [`Error::InvalidJob`].
     pub fn job(field: &str, value: impl ToString, allowed: impl ToString) -> Error {
         Error::InvalidJob { field: field.to_string(), value: value.to_string(), allowed: allowed.to_string() }

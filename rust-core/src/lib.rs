@@ -18,6 +18,7 @@
 //!   malleable packing (reused by CIRCUMFLEX and FlowFlex), and the `flex` policy.
 //! - [`circumflex`]: CIRCUMFLEX shared scans: cyclic piggybacking, subjob chains planned with the FLEX
 //!   algorithms, the fluid FLEX/CIRCUMFLEX/BATCH simulator and the paper's study.
+//! - [`output`]: report folders (create, write named files, IO errors naming the path).
 //! - [`plot`]: dependency-free, deterministic SVG line and bar charts for reports.
 //! - [`sim`]: the deterministic discrete-event simulator driving the [`Engine`], workload generators,
 //!   metrics and reports.
@@ -35,6 +36,7 @@ pub mod error;
 pub mod ffi;
 pub mod flex;
 pub mod model;
+pub mod output;
 pub mod plot;
 pub mod policies;
 pub mod policy;

@@ -310,7 +310,7 @@ fn run_one(config: SimConfig, workload: &Workload) -> Result<(SimResult, RunRow)
 }
 
 fn write(path: &Path, text: &str) -> Result<()> {
-    fs::write(path, text).map_err(|e| Error::Io { path: path.display().to_string(), message: e.to_string() })
+    fs::write(path, text).map_err(|e| Error::io(path, &e))
 }
 
 /// The command line as typed, shell-quoted, with the program name normalised to `circumflex`.
@@ -334,7 +334,7 @@ fn file_label(label: &str) -> String {
 
 /// Writes every output of a set of runs into `out`.
 fn write_outputs(out: &Path, workload: &Workload, results: &[SimResult], rows: &[RunRow], table: &str) -> Result<()> {
-    fs::create_dir_all(out).map_err(|e| Error::Io { path: out.display().to_string(), message: e.to_string() })?;
+    fs::create_dir_all(out).map_err(|e| Error::io(out, &e))?;
     write(&out.join("COMMAND"), &format!("{}\n", command_line()))?;
     write(&out.join("table.txt"), table)?;
     write(&out.join("summary.csv"), &report::summaries_csv(rows))?;

@@ -624,15 +624,8 @@ impl Study {
     /// and `COMMAND` into `dir`.
     pub fn write_report(&self, dir: &std::path::Path, command: &str, discussion: &str) -> Result<()> {
         use crate::plot::{grouped_bars, line_chart, Series};
-        let io = |path: &std::path::Path, e: std::io::Error| Error::Io {
-            path: path.display().to_string(),
-            message: e.to_string(),
-        };
-        std::fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
-        let write = |name: &str, text: &str| {
-            let path = dir.join(name);
-            std::fs::write(&path, text).map_err(|e| io(&path, e))
-        };
+        let out = crate::output::OutDir::create(dir)?;
+        let write = |name: &str, text: &str| out.write(name, text);
         let mut md = self.to_markdown();
         md.push_str("\n## Plots\n\n");
         let f5 = self.cells_of(1.0, 1.0);

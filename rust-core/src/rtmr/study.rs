@@ -316,11 +316,7 @@ pub fn table(kind: WorkloadKind, rows: &[Row]) -> String {
 
 /// Runs both workloads and writes `report.md`, `study.json` and `COMMAND` into `dir`.
 pub fn write_report(dir: &std::path::Path, seeds: u64, times: TaskTimes, command: &str) -> Result<String> {
-    let io = |path: &std::path::Path, e: std::io::Error| crate::error::Error::Io {
-        path: path.display().to_string(),
-        message: e.to_string(),
-    };
-    std::fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
+    let out = crate::output::OutDir::create(dir)?;
     let w1 = run_workload(WorkloadKind::I, seeds, times)?;
     let w2 = run_workload(WorkloadKind::II, seeds, times)?;
     let mean = |rows: &[Row], s: Scheduler, f: &dyn Fn(&Outcome) -> f64| {
@@ -403,10 +399,7 @@ pub fn write_report(dir: &std::path::Path, seeds: u64, times: TaskTimes, command
          utilization (21.3% and 69.7%); RTMR's share of FIFO's is the comparable figure.\n",
     );
     md.push_str(&format!("\n## Reproduce\n\n```\n{command}\n```\n"));
-    let write = |name: &str, text: &str| {
-        let path = dir.join(name);
-        std::fs::write(&path, text).map_err(|e| io(&path, e))
-    };
+    let write = |name: &str, text: &str| out.write(name, text);
     write("report.md", &md)?;
     let json = serde_json::to_string_pretty(&(times, &w1, &w2))
         .map_err(|e| crate::error::Error::Json { what: "rtmr study", message: e.to_string() })?;
