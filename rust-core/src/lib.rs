@@ -16,6 +16,8 @@
 //! - [`rtmr`]: the RTMR deadline scheduler with admission control, and the Deadline Constraint baseline.
 //! - [`flex`]: FLEX: the objective family, generalized Smith's rule, the backwards DP and ready-list
 //!   malleable packing (reused by CIRCUMFLEX and FlowFlex), and the `flex` policy.
+//! - [`circumflex`]: CIRCUMFLEX shared scans: cyclic piggybacking, subjob chains planned with the FLEX
+//!   algorithms, the fluid FLEX/CIRCUMFLEX/BATCH simulator and the paper's study.
 //! - [`plot`]: dependency-free, deterministic SVG line and bar charts for reports.
 //! - [`sim`]: the deterministic discrete-event simulator driving the [`Engine`], workload generators,
 //!   metrics and reports.
@@ -26,6 +28,7 @@
 
 pub mod adaptive;
 pub mod asrpt;
+pub mod circumflex;
 pub mod config;
 pub mod engine;
 pub mod error;

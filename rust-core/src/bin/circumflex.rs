@@ -12,7 +12,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use circumflex::config::{KEY_EPOCH_MS, KEY_NODE_DELAY, KEY_OBJECTIVE, KEY_POLICY, KEY_POOL_MODE, KEY_RACK_DELAY};
@@ -75,6 +75,27 @@ enum Study {
         /// Output folder.
         #[arg(long, default_value = "results/asrpt")]
         out: PathBuf,
+    },
+    /// CIRCUMFLEX (shared scans paper, §4): FLEX, CIRCUMFLEX and BATCH over the 225 configurations.
+    Circumflex {
+        /// Repetitions 1..=N per configuration.
+        #[arg(long, default_value_t = 10)]
+        seeds: u64,
+        /// Per-job maximum slots M_j (the study's calibration; see the report).
+        #[arg(long, default_value_t = 5)]
+        max_slots: u32,
+        /// Worker threads (each simulation is single-threaded).
+        #[arg(long, default_value_t = 2)]
+        workers: usize,
+        /// Utilisation ρ the sizes are scaled to (paper: 0.9).
+        #[arg(long, default_value_t = 0.9)]
+        rho: f64,
+        /// Output folder.
+        #[arg(long, default_value = "results/circumflex")]
+        out: PathBuf,
+        /// Do not simulate: re-render the report from `<out>/study.json` of an earlier run.
+        #[arg(long)]
+        render_only: bool,
     },
     /// RTMR (real-time scheduling paper): Workloads I and II, Tables V and VI.
     Rtmr {
@@ -364,7 +385,16 @@ fn describe(workload: &Workload, config: &SimConfig) -> String {
 }
 
 fn main_result() -> Result<()> {
-    let cli = Cli::parse();
+    let registered = format!(
+        "Registered policies: {}.\nFLEX objectives (flex:OBJECTIVE or --objective): avg_response_time, \
+         avg_stretch, max_stretch, max_response_time, total_tardiness, tardy_jobs, max_lateness, ... \
+         (see rust-core/src/flex/metrics.rs).",
+        circumflex::policies::POLICY_NAMES.join(", ")
+    );
+    let command = Cli::command()
+        .mut_subcommand("simulate", |c| c.after_help(registered.clone()))
+        .mut_subcommand("compare", |c| c.after_help(registered.clone()));
+    let cli = Cli::from_arg_matches(&command.get_matches()).unwrap_or_else(|e| e.exit());
     match cli.command {
         Command::Simulate { policy, objective, run } => {
             let config = run.sim_config(&policy, objective.as_deref())?;
@@ -423,6 +453,23 @@ fn main_result() -> Result<()> {
             let command = format!("circumflex reproduce asrpt --seeds {seeds} --slots {slots} --out {}", out.display());
             result.write_report(&out, &command)?;
             eprintln!("wrote {} in {:.1} s", out.display(), started.elapsed().as_secs_f64());
+        }
+        Command::Reproduce { study: Study::Circumflex { seeds, max_slots, workers, rho, out, render_only } } => {
+            use circumflex::circumflex::study;
+            let result = if render_only {
+                study::Study::load(&out.join("study.json"))?
+            } else {
+                let cfg = study::StudyConfig { seeds, max_slots, workers, rho, ..study::StudyConfig::default() };
+                study::run(&cfg, |done, total| {
+                    if done % 250 == 0 || done == total {
+                        eprintln!("  {done}/{total} (configuration, repetition) tasks");
+                    }
+                })?
+            };
+            print!("{}", result.to_markdown());
+            let command = result.command(&out);
+            result.write_report(&out, &command, study::DISCUSSION)?;
+            eprintln!("wrote {} in {:.1} s", out.display(), result.seconds);
         }
         Command::Reproduce { study: Study::Rtmr { seeds, estimate_factor, out } } => {
             use circumflex::rtmr::study;

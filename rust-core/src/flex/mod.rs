@@ -14,9 +14,11 @@
 //! The engine re-plans every epoch and on arrivals and departures, and its assignment layer gives
 //! each free slot to the most under-allocated job relative to its target (with delay scheduling).
 //!
-//! The algorithms are generic: [`solve`] takes a [`FlexProblem`] (work, min, max, penalty facts)
-//! and [`smith`], [`dp`] and [`packing`] take plain slices plus a [`precedence::Precedence`], so
-//! CIRCUMFLEX (subjob chains), FlowFlex (DAGs) and others reuse them with their own items.
+//! The algorithms are generic: [`solve`] takes a [`FlexProblem`] (work, min, max, penalty facts
+//! and an optional precedence) and [`smith`], [`dp`] and [`packing`] take plain slices plus a
+//! [`precedence::Precedence`], so CIRCUMFLEX (subjob chains), FlowFlex (DAGs) and others reuse
+//! them with their own items. The digest's cyclic-piggyback example (§6.5) runs through [`solve`]
+//! with chains in the tests.
 //!
 //! Decisions where the paper is silent:
 //! - **Pools and phases.** Pools come from [`crate::policy::ClusterView::pools`]. In *split*
@@ -67,7 +69,7 @@ use crate::config::EngineConfig;
 use crate::error::Result;
 use crate::model::{JobId, JobState, Phase, Time};
 use crate::policy::{
-    pool_demand, pool_remaining_work, slot_bounds, ClusterView, Plan, PlanBuilder, Policy, PoolMode, Snapshot,
+    pool_demand, pool_remaining_work, slot_bounds, ClusterView, Plan, PlanBuilder, Policy, Pool, PoolMode, Snapshot,
 };
 
 use metrics::{JobFacts, Method, Objective, Penalty};
@@ -97,6 +99,10 @@ pub struct FlexProblem {
     pub start: f64,
     /// The items, in tie-break order (oldest job first).
     pub items: Vec<FlexItem>,
+    /// Precedence among the items (`None`: independent, as in FLEX). CIRCUMFLEX passes subjob
+    /// chains; any DAG is accepted (see [`sequence`] for what each method does with it). It must
+    /// cover exactly the items; one over a different number of items is ignored.
+    pub precedence: Option<Precedence>,
 }
 
 /// The answer to a [`FlexProblem`].
@@ -110,22 +116,42 @@ pub struct FlexSolution {
     pub completion: Vec<f64>,
 }
 
-/// The priority order of `problem`'s items for `objective` (step 1).
+/// The priority order of `problem`'s items for `objective` (step 1). It is always a topological
+/// order of the problem's precedence:
+/// - Smith objectives: chains go through the generalized Smith's rule (optimal); any other DAG
+///   (where `1|prec|Σw_jC_j` is NP-hard) gets Smith's order repaired into the nearest topological
+///   order ([`Precedence::topological_by_priority`]), a heuristic.
+/// - the backwards DP takes any DAG (optimal for the minimax objectives).
+/// - Moore-Hodgson and MDD sequence as if independent, then get the same repair (heuristic).
 pub fn sequence(objective: Objective, problem: &FlexProblem) -> Vec<usize> {
     let items = &problem.items;
     let s = problem.capacity.max(1) as f64;
     let durations: Vec<f64> = items.iter().map(|it| it.work.max(0.0) / s).collect();
-    match objective.method() {
+    let prec = problem.precedence.as_ref().filter(|p| !p.is_unconstrained() && p.len() == items.len());
+    let preferred = match objective.method() {
         Method::Smith => {
             let si: Vec<SmithItem> = items
                 .iter()
                 .map(|it| SmithItem { work: it.work.max(0.0), weight: objective.smith_weight(&it.facts) })
                 .collect();
+            if let Some(chains) = prec.and_then(Precedence::as_chains) {
+                let chain_items: Vec<Vec<SmithItem>> =
+                    chains.iter().map(|c| c.iter().map(|&i| si[i]).collect()).collect();
+                return smith::generalized_smith(&chain_items).into_iter().map(|(c, k)| chains[c][k]).collect();
+            }
             smith::smith_order(&si)
         }
         Method::BackwardsDp | Method::BackwardGreedy => {
             let pens: Vec<Penalty> = items.iter().map(|it| objective.penalty(&it.facts)).collect();
-            dp::backwards_dp_penalties(&durations, &pens, &Precedence::none(items.len()), problem.start)
+            let none;
+            let relation = match prec {
+                Some(p) => p,
+                None => {
+                    none = Precedence::none(items.len());
+                    &none
+                }
+            };
+            return dp::backwards_dp_penalties(&durations, &pens, relation, problem.start);
         }
         Method::MooreHodgson => {
             let due: Vec<Option<f64>> = items.iter().map(|it| it.facts.deadline.map(|d| d - it.facts.tail)).collect();
@@ -136,6 +162,16 @@ pub fn sequence(objective: Objective, problem: &FlexProblem) -> Vec<usize> {
             let due: Vec<Option<f64>> = items.iter().map(|it| it.facts.deadline.map(|d| d - it.facts.tail)).collect();
             heuristics::modified_due_date(&durations, &due, problem.start)
         }
+    };
+    match prec {
+        Some(p) => {
+            let mut position = vec![0usize; items.len()];
+            for (k, &i) in preferred.iter().enumerate() {
+                position[i] = k;
+            }
+            p.topological_by_priority(&position)
+        }
+        None => preferred,
     }
 }
 
@@ -144,7 +180,10 @@ pub fn solve(objective: Objective, problem: &FlexProblem) -> FlexSolution {
     let order = sequence(objective, problem);
     let jobs: Vec<PackJob> =
         problem.items.iter().map(|it| PackJob { work: it.work, min: it.min, max: it.max }).collect();
-    let packed = packing::pack(problem.capacity, &jobs, &order);
+    let packed = match problem.precedence.as_ref().filter(|p| !p.is_unconstrained() && p.len() == jobs.len()) {
+        Some(p) => packing::pack_with_precedence(problem.capacity, &jobs, &order, p, false),
+        None => packing::pack(problem.capacity, &jobs, &order),
+    };
     let completion = packed
         .completion
         .iter()
@@ -220,7 +259,7 @@ fn tail(job: &JobState, cluster: &ClusterView, phases: &[Phase]) -> f64 {
 
 /// The facts of `job` for a pool serving `phases`; SLA steps and `W_j` only when `objective`
 /// uses them (they cost an allocation and a few divisions per job).
-fn job_facts(objective: Objective, job: &JobState, cluster: &ClusterView, phases: &[Phase]) -> JobFacts {
+pub fn job_facts(objective: Objective, job: &JobState, cluster: &ClusterView, phases: &[Phase]) -> JobFacts {
     use Objective::*;
     let uses_sla = matches!(objective, TotalSla | MaxSla);
     let uses_stretch = matches!(objective, AvgStretch | WeightedAvgStretch | MaxStretch | WeightedMaxStretch);
@@ -245,14 +284,22 @@ impl Policy for FlexPolicy {
 
     fn plan(&mut self, snapshot: &Snapshot<'_>) -> Plan {
         let cluster = snapshot.cluster;
-        let mut solved = Vec::new();
-        for pool in cluster.pools() {
-            let mut ids: Vec<JobId> = Vec::new();
-            let mut problem = FlexProblem { capacity: pool.capacity, start: snapshot.now as f64, items: Vec::new() };
-            for job in snapshot.active_jobs() {
-                let demand = pool_demand(job, &pool);
-                let work = pool_remaining_work(job, &pool);
-                if demand == 0 || work <= 0.0 {
+        let pools: Vec<Pool> = cluster.pools().collect();
+        let start = snapshot.now as f64;
+        let mut problems: Vec<(Vec<JobId>, FlexProblem)> = pools
+            .iter()
+            .map(|p| (Vec::new(), FlexProblem { capacity: p.capacity, start, ..FlexProblem::default() }))
+            .collect();
+        // One pass over the jobs for all pools: job states are large, and this walk is most of the
+        // plan's memory traffic.
+        for job in snapshot.active_jobs() {
+            for (pool, (ids, problem)) in pools.iter().zip(problems.iter_mut()) {
+                let demand = pool_demand(job, pool);
+                if demand == 0 {
+                    continue;
+                }
+                let work = pool_remaining_work(job, pool);
+                if work <= 0.0 {
                     continue;
                 }
                 let (min, max) = slot_bounds(job, pool.capacity);
@@ -265,35 +312,49 @@ impl Policy for FlexPolicy {
                     facts: job_facts(self.objective, job, &cluster, pool.phases),
                 });
             }
-            let solution = solve(self.objective, &problem);
-            solved.push((pool, ids, solution));
         }
-        // Plan order: best position in any pool (module docs). Walking positions in step, pools
-        // in order, meets every job first at its best (position, pool): a linear merge.
-        let mut seen = vec![false; snapshot.jobs.len()];
-        let mut order: Vec<JobId> = Vec::with_capacity(snapshot.active.len());
-        let longest = solved.iter().map(|(_, _, sol)| sol.order.len()).max().unwrap_or(0);
-        for pos in 0..longest {
-            for (_, ids, sol) in &solved {
-                if let Some(&i) = sol.order.get(pos) {
-                    let id = ids[i];
-                    if !std::mem::replace(&mut seen[id.0 as usize], true) {
-                        order.push(id);
-                    }
-                }
-            }
-        }
-        let mut builder = PlanBuilder::new(snapshot, order);
-        for (pool, ids, sol) in &solved {
-            for (i, &id) in ids.iter().enumerate() {
-                builder.set_pool_target(id, pool, sol.first[i]);
-                if sol.completion[i].is_finite() {
-                    builder.set_predicted_completion(id, sol.completion[i].ceil() as Time);
-                }
-            }
-        }
-        builder.finish()
+        let solved: Vec<(Pool, Vec<JobId>, FlexSolution)> = pools
+            .into_iter()
+            .zip(problems)
+            .map(|(pool, (ids, problem))| {
+                let solution = solve(self.objective, &problem);
+                (pool, ids, solution)
+            })
+            .collect();
+        plan_from_pools(snapshot, &solved)
     }
+}
+
+/// The plan from per-pool solutions `(pool, job ids by item, solution)`: the plan order is each
+/// job's best position in any pool's order (ties: earlier pool, then submission order), each job's
+/// target in a pool is its first-interval allocation there, and predicted completions come from
+/// the full packings. Shared by FLEX and CIRCUMFLEX.
+pub fn plan_from_pools(snapshot: &Snapshot<'_>, solved: &[(Pool, Vec<JobId>, FlexSolution)]) -> Plan {
+    // Plan order: best position in any pool (module docs). Walking positions in step, pools in
+    // order, meets every job first at its best (position, pool): a linear merge.
+    let mut seen = vec![false; snapshot.jobs.len()];
+    let mut order: Vec<JobId> = Vec::with_capacity(snapshot.active.len());
+    let longest = solved.iter().map(|(_, _, sol)| sol.order.len()).max().unwrap_or(0);
+    for pos in 0..longest {
+        for (_, ids, sol) in solved {
+            if let Some(&i) = sol.order.get(pos) {
+                let id = ids[i];
+                if !std::mem::replace(&mut seen[id.0 as usize], true) {
+                    order.push(id);
+                }
+            }
+        }
+    }
+    let mut builder = PlanBuilder::new(snapshot, order);
+    for (pool, ids, sol) in solved {
+        for (i, &id) in ids.iter().enumerate() {
+            builder.set_pool_target(id, pool, sol.first[i]);
+            if sol.completion[i].is_finite() {
+                builder.set_predicted_completion(id, sol.completion[i].ceil() as Time);
+            }
+        }
+    }
+    builder.finish()
 }
 
 #[cfg(test)]
@@ -385,6 +446,44 @@ mod tests {
     }
 
     #[test]
+    fn chains_reproduce_the_cyclic_piggyback_example() {
+        // Digest §6.5 at t = 4 on S = 1: subjobs (X,1) = 6 (job x1, a = 0), (X,2) = 4 (job x2,
+        // a = 4) chained; (Y,1) = 3 (job y1, a = 4). W = N/S: 10, 10, 3.
+        let item = |work: f64, arrival: f64, isolated: f64| FlexItem {
+            work,
+            min: 0,
+            max: 1,
+            facts: JobFacts { arrival, weight: 1.0, deadline: None, sla: vec![], isolated, tail: 0.0 },
+        };
+        let problem = FlexProblem {
+            capacity: 1,
+            start: 4.0,
+            items: vec![item(6.0, 0.0, 10.0), item(4.0, 4.0, 10.0), item(3.0, 4.0, 3.0)],
+            precedence: Some(Precedence::chains(&[2, 1])),
+        };
+        let sol = solve(Objective::AvgResponseTime, &problem);
+        assert_eq!(sol.order, vec![2, 0, 1]);
+        assert_eq!(sol.completion, vec![13.0, 17.0, 7.0]);
+        let rt: f64 = problem.items.iter().zip(&sol.completion).map(|(it, c)| c - it.facts.arrival).sum();
+        assert_eq!(rt, 29.0);
+        let sol = solve(Objective::MaxStretch, &problem);
+        assert_eq!(sol.order, vec![2, 0, 1]);
+        let worst = problem
+            .items
+            .iter()
+            .zip(&sol.completion)
+            .map(|(it, c)| (c - it.facts.arrival) / it.facts.isolated)
+            .fold(0.0, f64::max);
+        assert!((worst - 1.3).abs() < 1e-12, "{worst}");
+        // Every method returns a topological order, even on a general DAG.
+        let dag = Precedence::from_edges(3, &[(1, 0), (2, 0)]).unwrap();
+        for &o in Objective::ALL {
+            let p = FlexProblem { precedence: Some(dag.clone()), ..problem.clone() };
+            assert!(dag.is_topological(&sequence(o, &p)), "{o}");
+        }
+    }
+
+    #[test]
     fn registry_builds_flex_and_rejects_unknown_objectives() {
         let cfg =
             EngineConfig::from_pairs([("circumflex.policy", "flex"), ("circumflex.objective", "max_stretch")]).unwrap();
@@ -462,7 +561,7 @@ mod tests {
                 },
             })
             .collect();
-        FlexProblem { capacity: 1, start: 100.0, items }
+        FlexProblem { capacity: 1, start: 100.0, items, precedence: None }
     }
 
     /// The objective's value when the items run one after another in `order` from the start.

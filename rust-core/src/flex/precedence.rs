@@ -109,6 +109,49 @@ impl Precedence {
         (out.len() == n).then_some(out)
     }
 
+    /// The chains, when the relation is a set of disjoint chains (every item has at most one
+    /// predecessor and one successor): each chain from its head, chains ordered by their head's
+    /// index. `None` for any other DAG.
+    pub fn as_chains(&self) -> Option<Vec<Vec<usize>>> {
+        if self.succ.iter().any(|s| s.len() > 1) || self.pred.iter().any(|p| p.len() > 1) {
+            return None;
+        }
+        let mut chains = Vec::new();
+        for head in (0..self.len()).filter(|&i| self.pred[i].is_empty()) {
+            let mut chain = vec![head];
+            let mut at = head;
+            while let Some(&next) = self.succ[at].first() {
+                at = next as usize;
+                chain.push(at);
+            }
+            chains.push(chain);
+        }
+        // A cycle would leave items unvisited; `from_edges` rejects cycles, `chains` cannot make one.
+        (chains.iter().map(Vec::len).sum::<usize>() == self.len()).then_some(chains)
+    }
+
+    /// The topological order closest to a preferred order: Kahn's algorithm that always takes the
+    /// ready item with the smallest `priority` (ties: smaller index). Returns `priority`'s order
+    /// itself when that is already topological.
+    pub fn topological_by_priority(&self, priority: &[usize]) -> Vec<usize> {
+        let n = self.len();
+        let mut indeg: Vec<usize> = self.pred.iter().map(Vec::len).collect();
+        let mut ready: std::collections::BinaryHeap<std::cmp::Reverse<(usize, usize)>> =
+            (0..n).filter(|&i| indeg[i] == 0).map(|i| std::cmp::Reverse((priority[i], i))).collect();
+        let mut out = Vec::with_capacity(n);
+        while let Some(std::cmp::Reverse((_, i))) = ready.pop() {
+            out.push(i);
+            for &s in &self.succ[i] {
+                let s = s as usize;
+                indeg[s] -= 1;
+                if indeg[s] == 0 {
+                    ready.push(std::cmp::Reverse((priority[s], s)));
+                }
+            }
+        }
+        out
+    }
+
     /// Whether `order` (a permutation of the items) respects every edge.
     pub fn is_topological(&self, order: &[usize]) -> bool {
         if order.len() != self.len() {
@@ -142,5 +185,11 @@ mod tests {
         let err = Precedence::from_edges(3, &[(0, 3)]).unwrap_err().to_string();
         assert!(err.contains("0 -> 3"), "{err}");
         assert!(Precedence::none(4).is_unconstrained());
+        assert_eq!(p.as_chains(), Some(vec![vec![0, 1], vec![2], vec![3, 4, 5]]));
+        let dag = Precedence::from_edges(4, &[(0, 2), (1, 2), (2, 3)]).unwrap();
+        assert_eq!(dag.as_chains(), None);
+        // Preferred order 3, 2, 1, 0 is repaired to the closest topological order.
+        assert_eq!(dag.topological_by_priority(&[3, 2, 1, 0]), vec![1, 0, 2, 3]);
+        assert_eq!(p.topological_by_priority(&[0, 1, 2, 3, 4, 5]), vec![0, 1, 2, 3, 4, 5]);
     }
 }

@@ -10,7 +10,8 @@ use crate::error::{Error, Result};
 use crate::policy::Policy;
 
 /// Every policy name `create` accepts (test-only policies excluded).
-pub const POLICY_NAMES: &[&str] = &["fifo", "fair", "flex", "asrpt", "rtmr", "deadline-constraint", "adaptive"];
+pub const POLICY_NAMES: &[&str] =
+    &["fifo", "fair", "flex", "circumflex", "asrpt", "rtmr", "deadline-constraint", "adaptive"];
 
 /// Builds the configured policy, validating its parameters.
 pub fn create(config: &EngineConfig) -> Result<Box<dyn Policy>> {
@@ -18,6 +19,7 @@ pub fn create(config: &EngineConfig) -> Result<Box<dyn Policy>> {
         "fifo" => Ok(Box::new(fifo::Fifo)),
         "fair" => Ok(Box::new(fair::Fair)),
         "flex" => Ok(Box::new(crate::flex::FlexPolicy::from_config(config)?)),
+        "circumflex" => Ok(Box::new(crate::circumflex::policy::CircumflexPolicy::from_config(config)?)),
         "asrpt" => Ok(Box::new(crate::asrpt::policy::AsrptPolicy)),
         "adaptive" => Ok(Box::new(crate::adaptive::scheduler::AdaptivePolicy::new(
             crate::adaptive::scheduler::AdaptiveConfig::from_engine(config)?,

@@ -15,12 +15,13 @@
 //!
 //! **Dormant heartbeats (a speed-up that changes no outcome).** A heartbeat from a node whose free slots
 //! are all in pools with no runnable pending task cannot launch anything and has no effect on the engine
-//! (no choice, no delay-scheduling skip), so such nodes stop scheduling heartbeats, and pools with nothing
-//! runnable are offered to `node_update` as full. Nodes resume on the same periodic grid (the first grid
-//! instant at or after the wake-up, never twice at one instant) when a slot frees or work becomes runnable.
-//! [`SimConfig::idle_heartbeats`] turns the skipping off; a property test checks both give the same jobs,
-//! tasks and locality. The
-//! epoch timer likewise sleeps while no job is active and resumes on the grid of multiples of the epoch.
+//! (no choice, no delay-scheduling skip), so such nodes stop scheduling heartbeats. They resume on their
+//! periodic grid (the first grid instant at or after the wake-up, never twice at one instant) when a slot
+//! frees or work becomes runnable; the epoch timer likewise sleeps while no job is active and resumes on
+//! the grid of multiples of the epoch. A heartbeat that does happen offers all the node's free slots, even
+//! in a pool with nothing runnable, because the engine sizes its answer (and so the delay-scheduling skips
+//! it counts) by the total. [`SimConfig::idle_heartbeats`] sends every heartbeat instead; a property test
+//! and the whole SWIM day check that both give the same jobs, tasks and locality.
 //!
 //! **Locality model.** With `replicas > 0`, each map task of an arriving job gets that many distinct random
 //! nodes holding its input (drawn from the run's generator). A choice allowing only node-local (or
@@ -374,13 +375,9 @@ impl<'w> Simulation<'w> {
         }
         let always = self.config.idle_heartbeats;
         if always || self.useful(ni) {
-            // Pools with nothing runnable are offered as full: nothing could launch there anyway.
-            let mut free = self.nodes[ni].free;
-            for (b, f) in free.iter_mut().enumerate() {
-                if self.runnable[b] == 0 && !always {
-                    *f = 0;
-                }
-            }
+            // The true free slots, even in pools with nothing runnable: the engine bounds the choices of
+            // one heartbeat (delay-scheduling skips included) by the node's total free slots.
+            let free = self.nodes[ni].free;
             let choices = self.engine.node_update(NodeId(node), free, now)?;
             self.choices.clear();
             self.choices.extend_from_slice(choices);

@@ -259,21 +259,21 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 32, ..ProptestConfig::default() })]
     /// Skipping heartbeats that cannot launch anything (the default) gives exactly the jobs, tasks and
     /// locality of sending every periodic heartbeat.
     #[test]
     fn dormant_heartbeats_change_no_outcome(
         seed in 0u64..1_000,
-        nodes in 1u32..6,
+        nodes in 1u32..9,
         map_slots in 1u32..3,
-        reduce_slots in 1u32..3,
+        reduce_slots in 1u32..4,
         shared in any::<bool>(),
         oob in any::<bool>(),
-        replicas in 0u32..3,
+        replicas in 0u32..4,
         policy in prop::sample::select(vec!["fifo", "fair", "flex"]),
         heartbeat_ms in prop::sample::select(vec![700i64, 3_000]),
-        jobs in 1u32..15,
+        jobs in 1u32..30,
     ) {
         let pool = if shared { PoolMode::Shared } else { PoolMode::Split };
         let c = ClusterSpec { nodes, map_slots, reduce_slots, racks: 1, pool };

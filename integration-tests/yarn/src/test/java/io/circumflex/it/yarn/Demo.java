@@ -15,9 +15,11 @@ import org.apache.hadoop.metrics2.lib.DefaultMetricsSystem;
  * each policy (fifo, fair) and prints every job's response time (finish minus submission) and the
  * mean per policy.
  *
- * <p>Workload: one long job (8 maps) submitted first, then three short jobs (2 maps each), all
- * MapReduce sleep jobs with 1.5 s tasks, submitted 1 s apart. FIFO makes the short jobs wait behind
- * the long one; fair sharing lets them through, so its mean response time should be lower.
+ * <p>Workload: one long job (16 maps of 3 s) submitted first, then three short jobs (2 maps of
+ * 1.5 s each), all MapReduce sleep jobs, submitted 3 s apart, on 4 task slots. FIFO makes the short
+ * jobs wait until every map of the long job has started; fair sharing gives them slots as they
+ * arrive. The figures include JVM start-up of every container (seconds each on a busy 2-core
+ * machine), so they vary from run to run.
  * Arguments: policy names to run (default {@code fifo fair}).
  */
 public final class Demo {
@@ -25,7 +27,7 @@ public final class Demo {
 
   static List<JobSpec> workload() {
     return Arrays.asList(
-        new JobSpec("long-8maps", 8, 0, 1500),
+        new JobSpec("long-16maps", 16, 0, 3000),
         new JobSpec("short-a", 2, 0, 1500),
         new JobSpec("short-b", 2, 0, 1500),
         new JobSpec("short-c", 2, 0, 1500));
@@ -40,8 +42,8 @@ public final class Demo {
       keys.put("circumflex.policy", policy);
       keys.put("circumflex.epoch.ms", "1000");
       System.out.println("== running the workload under " + policy + " ...");
-      try (MiniCircumflexCluster cluster = MiniCircumflexCluster.start("demo-" + policy, keys)) {
-        List<JobResult> results = cluster.run(workload(), 1000);
+      try (MiniCircumflexCluster cluster = MiniCircumflexCluster.start("demo-" + policy, keys, workload().size())) {
+        List<JobResult> results = cluster.run(workload(), 3000);
         if (cluster.scheduler().isFallbackActive()) {
           throw new IllegalStateException("native engine failed: " + cluster.scheduler().getFallbackCause());
         }
@@ -49,22 +51,23 @@ public final class Demo {
       }
     }
     System.out.println();
-    System.out.println("Per-job response time (s): finish - submit, MiniMRYarnCluster, 1 NodeManager, 4 task slots");
-    StringBuilder header = new StringBuilder(String.format("%-12s", "job"));
+    System.out.println("Per-job response time (s): finish - submit, MiniMRYarnCluster, 1 NodeManager, "
+        + MiniCircumflexCluster.TASK_SLOTS + " task slots");
+    StringBuilder header = new StringBuilder(String.format("%-13s", "job"));
     for (String policy : byPolicy.keySet()) {
       header.append(String.format("%10s", policy));
     }
     System.out.println(header);
     List<JobSpec> specs = workload();
     for (int i = 0; i < specs.size(); i++) {
-      StringBuilder row = new StringBuilder(String.format("%-12s", specs.get(i).name));
+      StringBuilder row = new StringBuilder(String.format("%-13s", specs.get(i).name));
       for (List<JobResult> results : byPolicy.values()) {
         JobResult r = results.get(i);
         row.append(String.format("%10s", r.success ? String.format("%.1f", r.responseMs() / 1000.0) : "FAILED"));
       }
       System.out.println(row);
     }
-    StringBuilder mean = new StringBuilder(String.format("%-12s", "mean"));
+    StringBuilder mean = new StringBuilder(String.format("%-13s", "mean"));
     for (List<JobResult> results : byPolicy.values()) {
       double sum = 0;
       for (JobResult r : results) {

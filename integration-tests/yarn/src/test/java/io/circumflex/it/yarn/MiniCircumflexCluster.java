@@ -16,15 +16,15 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ResourceScheduler
 
 /**
  * A MiniMRYarnCluster (one NodeManager, in-process ResourceManager) running the Circumflex
- * scheduler, sized for a 2-core machine, plus a runner for concurrent MapReduce sleep jobs that
+ * scheduler, sized for a 2-core machine (4 concurrent tasks besides the AMs), plus a runner for concurrent MapReduce sleep jobs that
  * records each job's timeline. Shared by the integration tests and {@link Demo}.
  */
 final class MiniCircumflexCluster implements AutoCloseable {
   /** Container sizes (MB): every task is one slot (= minimum allocation); an AM is two. */
   static final int SLOT_MB = 256;
   static final int AM_MB = 512;
-  /** Room for 3 AMs and 4 concurrent tasks on the one NodeManager. */
-  static final int NM_MB = 3 * AM_MB + 4 * SLOT_MB;
+  /** Task slots left on the one NodeManager once every job's AM runs. */
+  static final int TASK_SLOTS = 4;
 
   private final MiniMRYarnCluster cluster;
 
@@ -32,16 +32,20 @@ final class MiniCircumflexCluster implements AutoCloseable {
     this.cluster = cluster;
   }
 
-  /** Starts a cluster whose scheduler gets {@code circumflexKeys}. */
-  static MiniCircumflexCluster start(String name, Map<String, String> circumflexKeys) {
+  /**
+   * Starts a cluster whose scheduler gets {@code circumflexKeys}, with room for {@code jobs} AMs
+   * plus {@link #TASK_SLOTS} tasks.
+   */
+  static MiniCircumflexCluster start(String name, Map<String, String> circumflexKeys, int jobs) {
+    final int nmMb = jobs * AM_MB + TASK_SLOTS * SLOT_MB;
     Configuration conf = new YarnConfiguration();
     conf.setClass(YarnConfiguration.RM_SCHEDULER, CircumflexScheduler.class, ResourceScheduler.class);
     for (Map.Entry<String, String> e : circumflexKeys.entrySet()) {
       conf.set(e.getKey(), e.getValue());
     }
     conf.setInt(YarnConfiguration.RM_SCHEDULER_MINIMUM_ALLOCATION_MB, SLOT_MB);
-    conf.setInt(YarnConfiguration.NM_PMEM_MB, NM_MB);
-    conf.setInt("yarn.minicluster.yarn.nodemanager.resource.memory-mb", NM_MB);
+    conf.setInt(YarnConfiguration.NM_PMEM_MB, nmMb);
+    conf.setInt("yarn.minicluster.yarn.nodemanager.resource.memory-mb", nmMb);
     conf.setLong(YarnConfiguration.RM_NM_HEARTBEAT_INTERVAL_MS, 200);
     conf.setInt("yarn.app.mapreduce.am.resource.mb", AM_MB);
     conf.set("yarn.app.mapreduce.am.command-opts", "-Xmx320m -XX:TieredStopAtLevel=1 -Xshare:auto");

@@ -36,7 +36,7 @@ public class YarnSchedulingIT {
   }
 
   private static List<JobResult> runWorkload(String policy) throws Exception {
-    try (MiniCircumflexCluster cluster = MiniCircumflexCluster.start("it-" + policy, policy(policy))) {
+    try (MiniCircumflexCluster cluster = MiniCircumflexCluster.start("it-" + policy, policy(policy), 3)) {
       // 3 s apart, so each AM asks for its maps before the next one does (AMs start in about 5 s).
       List<JobResult> results = cluster.run(identicalJobs(), 3000);
       for (JobResult r : results) {
@@ -75,7 +75,7 @@ public class YarnSchedulingIT {
   @Test
   public void nativePanicFallsBackToFifoAndJobsStillSucceed() throws Exception {
     try (MiniCircumflexCluster cluster =
-        MiniCircumflexCluster.start("it-fallback", Collections.singletonMap("circumflex.policy", "test-panic"))) {
+        MiniCircumflexCluster.start("it-fallback", Collections.singletonMap("circumflex.policy", "test-panic"), 2)) {
       List<JobResult> results = cluster.run(identicalJobs().subList(0, 2), 500);
       for (JobResult r : results) {
         assertTrue("job must succeed in fallback: " + r, r.success);
