@@ -156,6 +156,22 @@ pub const JOB_MIN_SLOTS: &str = "circumflex.job.min.slots";
 pub const JOB_MAX_SLOTS: &str = "circumflex.job.max.slots";
 /// `circumflex.job.dataset`: dataset the map phase scans (shared scans).
 pub const JOB_DATASET: &str = "circumflex.job.dataset";
+/// Hadoop 2/3 input paths of a file-based job (comma-separated).
+pub const INPUT_DIR: &str = "mapreduce.input.fileinputformat.inputdir";
+/// Hadoop 1 input paths of a file-based job (comma-separated).
+pub const INPUT_DIR_MRV1: &str = "mapred.input.dir";
+
+/// The dataset a job scans when it does not name one: its set of input paths, each without a
+/// trailing slash, sorted and de-duplicated, joined by commas. Two jobs share a scan (CIRCUMFLEX)
+/// exactly when they read the same paths. `None` when the job reads no path.
+pub fn dataset_of_inputs(paths: &str) -> Option<String> {
+    let mut parts: Vec<&str> =
+        paths.split(',').map(|p| p.trim().trim_end_matches('/')).filter(|p| !p.is_empty()).collect();
+    parts.sort_unstable();
+    parts.dedup();
+    (!parts.is_empty()).then(|| parts.join(","))
+}
+
 /// `circumflex.job.map.ms`: estimated duration of one map task.
 pub const JOB_MAP_MS: &str = "circumflex.job.map.ms";
 /// `circumflex.job.reduce.ms`: estimated duration of one reduce task.
@@ -242,6 +258,8 @@ fn job_sla(value: &str, now: Time) -> Result<Vec<crate::model::SlaStep>> {
 /// - `circumflex.job.weight`, `.deadline.ms`, `.sla`, `.goal.ms` (all times RELATIVE to submission),
 ///   `.min.slots`, `.max.slots`, `.dataset`, `.map.ms`, `.reduce.ms`;
 /// - `mapreduce.job.reduce.slowstart.completedmaps`;
+/// - `mapreduce.input.fileinputformat.inputdir` / `mapred.input.dir`: the dataset when
+///   `circumflex.job.dataset` is unset ([`dataset_of_inputs`]);
 /// - `mapreduce.map.memory.mb`, `mapreduce.map.cpu.vcores` (per-task resources);
 /// - `mapreduce.workflow.id`, `mapreduce.workflow.node.name`, `mapreduce.workflow.adjacency.<node>`.
 ///
@@ -304,6 +322,8 @@ pub fn job_spec_from_conf(conf: &BTreeMap<String, String>, now: Time) -> Result<
             return Err(Error::job(JOB_DATASET, v, "a non-empty dataset name"));
         }
         spec.dataset = Some(v.trim().to_string());
+    } else {
+        spec.dataset = [INPUT_DIR, INPUT_DIR_MRV1].iter().find_map(|k| conf.get(*k)).and_then(|v| dataset_of_inputs(v));
     }
     if let Some(v) = conf.get(JOB_MAP_MS) {
         spec.maps.task_ms = Some(job_int(JOB_MAP_MS, v, 0, crate::model::MAX_TASK_MS)?);
@@ -419,6 +439,16 @@ mod tests {
         assert_eq!(s.goal_ms, Some(91_000));
         assert_eq!((s.min_slots, s.max_slots), (2, Some(8)));
         assert_eq!(s.dataset.as_deref(), Some("logs"));
+        let derived = job_spec_from_conf(
+            &[(INPUT_DIR, "hdfs://nn/logs/day2/, hdfs://nn/logs/day1,hdfs://nn/logs/day2")]
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+            0,
+        )
+        .unwrap();
+        assert_eq!(derived.dataset.as_deref(), Some("hdfs://nn/logs/day1,hdfs://nn/logs/day2"));
+        assert_eq!(dataset_of_inputs(" , "), None);
         assert_eq!((s.maps.task_ms, s.reduces.task_ms), (Some(4000), Some(9000)));
         assert_eq!(s.reduce_slowstart, 0.5);
         let flow = s.flow.unwrap();
