@@ -57,6 +57,8 @@ final class MiniCircumflexCluster implements AutoCloseable {
     conf.setBoolean("mapreduce.map.speculative", false);
     conf.setBoolean("mapreduce.reduce.speculative", false);
     conf.setFloat("mapreduce.job.reduce.slowstart.completedmaps", 1.0f);
+    // Jobs with reduces allocate the map-side sort buffer (100 MB by default) in a 160 MB task heap.
+    conf.setInt("mapreduce.task.io.sort.mb", 16);
     String work = System.getProperty("circumflex.it.workdir");
     if (work != null) {
       System.setProperty("test.build.data", new File(work, name).getAbsolutePath());
@@ -118,6 +120,20 @@ final class MiniCircumflexCluster implements AutoCloseable {
     }
   }
 
+  /** A sleep job for {@code spec} on this cluster, with {@code jobKeys} added to its configuration. */
+  Job sleepJob(JobSpec spec, Map<String, String> jobKeys) throws Exception {
+    Configuration conf = new Configuration(cluster.getConfig());
+    for (Map.Entry<String, String> e : jobKeys.entrySet()) {
+      conf.set(e.getKey(), e.getValue());
+    }
+    SleepJob sleep = new SleepJob();
+    sleep.setConf(conf);
+    Job job = sleep.createJob(spec.maps, spec.reduces, spec.taskMs, 1, spec.taskMs, 1);
+    job.setJobName(spec.name);
+    job.setMaxMapAttempts(2);
+    return job;
+  }
+
   /**
    * Submits the jobs {@code staggerMs} apart (in list order) without waiting, then waits for all.
    */
@@ -125,11 +141,7 @@ final class MiniCircumflexCluster implements AutoCloseable {
     List<Job> jobs = new ArrayList<>();
     List<Long> submitted = new ArrayList<>();
     for (JobSpec spec : specs) {
-      SleepJob sleep = new SleepJob();
-      sleep.setConf(new Configuration(cluster.getConfig()));
-      Job job = sleep.createJob(spec.maps, spec.reduces, spec.taskMs, 1, spec.taskMs, 1);
-      job.setJobName(spec.name);
-      job.setMaxMapAttempts(2);
+      Job job = sleepJob(spec, java.util.Collections.<String, String>emptyMap());
       submitted.add(System.currentTimeMillis());
       job.submit();
       jobs.add(job);
