@@ -128,6 +128,12 @@ impl NoDeadline {
     }
 }
 
+/// Algorithm V's trigger: the stored estimate was off by more than `delta`, or the job missed its
+/// deadline.
+pub fn feedback_needed(estimate: Time, actual: Time, delta: Time, deadline: Time) -> bool {
+    (estimate - actual).abs() > delta || actual > deadline
+}
+
 /// Worst-case per-task cost model shared by RTMR and the Deadline Constraint baseline (§1.3).
 #[derive(Clone, Debug, PartialEq)]
 pub struct CostModel {
@@ -429,7 +435,7 @@ impl Policy for RtmrPolicy {
             let delta =
                 self.cfg.feedback_threshold_ms.or_else(|| self.costs.typical_map_ms()).unwrap_or(self.chain[pos].eps_m);
             let r = &self.chain[pos];
-            if (r.e - now).abs() > delta || now > r.deadline {
+            if feedback_needed(r.e, now, delta, r.deadline) {
                 let (ptm, ptr) = self.pred_vectors(pos);
                 let tm = satu(&ptm, &state.task_finish_ms[Phase::Map.idx()]);
                 let tr = satu(&ptr, &state.task_finish_ms[Phase::Reduce.idx()]);
@@ -601,5 +607,34 @@ mod tests {
         e.tick(t);
         let after = e.plan().entry(j2).unwrap().predicted_completion_ms.unwrap();
         assert_eq!(after, t + 30, "recomputed from the actual finish times");
+    }
+
+    #[test]
+    fn example_11_feedback_trigger() {
+        // Estimated e = 100, Δ = 20, deadline 150.
+        assert!(feedback_needed(100, 70, 20, 150), "30 early: update");
+        assert!(!feedback_needed(100, 90, 20, 150), "10 early and on time: nothing");
+        assert!(feedback_needed(100, 160, 20, 150), "a miss updates regardless of Δ");
+    }
+
+    #[test]
+    fn example_12_parameter_learning_only_grows() {
+        // c_m^max = 0.2 s/MB; a finished job ran two 128 MB maps in 30 s and 20 s.
+        let cfg = RtmrConfig { map_ms_per_unit: 200.0, ..RtmrConfig::default() };
+        let mut costs = CostModel::new(&cfg);
+        let mut spec = JobSpec::new(0, 2, 0);
+        spec.maps.input_bytes = Some(2 * 128 * 1024 * 1024);
+        let mut job = JobState::new(JobId(0), spec);
+        job.phases[0].finished = 2;
+        job.phases[0].observed_ms_sum = 50_000;
+        job.phases[0].observed_ms_max = 30_000;
+        costs.learn(&job);
+        assert!((costs.c_m_max - 30_000.0 / 128.0).abs() < 1e-9, "{}", costs.c_m_max);
+        // The next 128 MB map is estimated at about 30 s.
+        assert_eq!(costs.eps_map(&job), 30_000);
+        // A faster job never lowers the estimate.
+        job.phases[0].observed_ms_max = 10_000;
+        costs.learn(&job);
+        assert!((costs.c_m_max - 30_000.0 / 128.0).abs() < 1e-9);
     }
 }
