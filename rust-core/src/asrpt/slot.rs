@@ -513,7 +513,7 @@ fn dsrpt(jobs: &[SlotJob], n: u32) -> SlotOutcome {
     let mut busy = Vec::new();
     let mut t = 0u32;
     let mut pending_from_last: Vec<(usize, u64)> = Vec::new();
-    while finish.iter().any(|&f| f == 0) {
+    while finish.contains(&0) {
         t += 1;
         srpt.step(jobs, n, t, &mut map_load, &mut served);
         let maps_now: u64 = map_load.iter().sum();
@@ -621,8 +621,8 @@ pub fn brute_force_optimum(jobs: &[SlotJob], n: u32, mode: Mode) -> u64 {
                 next.um[i] -= x;
             }
             // Reduce availability for the next slot: Maps all done by the end of this slot.
-            for i in 0..jobs.len() {
-                next.maps_done_before[i] = jobs[i].arrival <= t && next.um[i] == 0;
+            for (i, job) in jobs.iter().enumerate() {
+                next.maps_done_before[i] = job.arrival <= t && next.um[i] == 0;
             }
             let c = solve(jobs, n, mode, next, memo);
             best = best.min(c);
@@ -638,6 +638,8 @@ pub fn brute_force_optimum(jobs: &[SlotJob], n: u32, mode: Mode) -> u64 {
         let work: u64 = jobs.iter().map(|j| j.maps as u64 + j.reduce_units()).sum();
         last + work as u32 + jobs.len() as u32 + 1
     }
+    /// Called with each complete per-slot choice of (maps, reduce units) per present job.
+    type Visit<'a> = dyn FnMut(&[(u32, u32)]) + 'a;
     #[allow(clippy::too_many_arguments)]
     fn enumerate(
         jobs: &[SlotJob],
@@ -646,8 +648,8 @@ pub fn brute_force_optimum(jobs: &[SlotJob], n: u32, mode: Mode) -> u64 {
         present: &[usize],
         k: usize,
         free: u32,
-        choice: &mut Vec<(u32, u32)>,
-        f: &mut dyn FnMut(&[(u32, u32)]),
+        choice: &mut [(u32, u32)],
+        f: &mut Visit<'_>,
     ) {
         if k == present.len() {
             f(choice);

@@ -451,7 +451,7 @@ impl Policy for RtmrPolicy {
         }
         let last_started = self.started_count().checked_sub(1);
         let removed = self.chain.remove(pos);
-        if last_started == Some(pos) || (pos == 0 && self.chain.first().is_none_or(|r| !r.started)) {
+        if last_started == Some(pos) || (pos == 0 && self.chain.first().map_or(true, |r| !r.started)) {
             self.base = Some((removed.tm, removed.tr));
         }
     }

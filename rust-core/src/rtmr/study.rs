@@ -92,7 +92,7 @@ pub fn generate(kind: WorkloadKind, seed: u64, times: TaskTimes) -> Result<Workl
         WorkloadKind::II => &WORKLOAD_II,
     };
     let mut kinds: Vec<usize> =
-        bins.iter().enumerate().flat_map(|(b, bin)| std::iter::repeat_n(b, bin.0 as usize)).collect();
+        bins.iter().enumerate().flat_map(|(b, bin)| std::iter::repeat(b).take(bin.0 as usize)).collect();
     // Fisher-Yates with the workload stream.
     for i in (1..kinds.len()).rev() {
         let j = rng.random_range(0..=i);
@@ -303,11 +303,10 @@ pub fn table(kind: WorkloadKind, rows: &[Row]) -> String {
         let (u, usd) = r.mean(|o| 100.0 * o.utilization);
         let fifo = r.scheduler == Scheduler::Fifo;
         s.push_str(&format!(
-            "| {} | {} | {} | {} | {} | {u:.1} ± {usd:.1} | {pu} |\n",
+            "| {} | {} | {} | {o:.1} ± {osd:.1} | {} | {u:.1} ± {usd:.1} | {pu} |\n",
             r.scheduler.label(),
             if fifo { "n/a".into() } else { format!("{a:.1} ± {asd:.1}") },
             pa.map_or("n/a".into(), |v| format!("{v}")),
-            if fifo { format!("{o:.1} ± {osd:.1}") } else { format!("{o:.1} ± {osd:.1}") },
             ps.map_or("n/a".into(), |v| format!("{v}")),
         ));
     }
