@@ -21,9 +21,13 @@ import org.junit.Test;
 public class YarnSchedulingIT {
   /** Identical jobs: more maps than the 4 task slots, so the policy's order shows. */
   private static List<JobSpec> identicalJobs() {
+    return identicalJobs(1500);
+  }
+
+  private static List<JobSpec> identicalJobs(long taskMs) {
     List<JobSpec> jobs = new ArrayList<>();
     for (int i = 1; i <= 3; i++) {
-      jobs.add(new JobSpec("sleep-" + i, 6, 0, 1500));
+      jobs.add(new JobSpec("sleep-" + i, 6, 0, taskMs));
     }
     return jobs;
   }
@@ -35,10 +39,9 @@ public class YarnSchedulingIT {
     return keys;
   }
 
-  private static List<JobResult> runWorkload(String policy) throws Exception {
+  private static List<JobResult> runWorkload(String policy, List<JobSpec> jobs, long staggerMs) throws Exception {
     try (MiniCircumflexCluster cluster = MiniCircumflexCluster.start("it-" + policy, policy(policy), 3)) {
-      // 3 s apart, so each AM asks for its maps before the next one does (AMs start in about 5 s).
-      List<JobResult> results = cluster.run(identicalJobs(), 3000);
+      List<JobResult> results = cluster.run(jobs, staggerMs);
       for (JobResult r : results) {
         System.out.println(policy + ": " + r);
         assertTrue(policy + ": job must succeed: " + r, r.success);
@@ -51,7 +54,8 @@ public class YarnSchedulingIT {
 
   @Test
   public void fifoFinishesIdenticalJobsInSubmissionOrder() throws Exception {
-    List<JobResult> results = runWorkload("fifo");
+    // 3 s apart, so each AM asks for its maps before the next one does (AMs start in about 5 s).
+    List<JobResult> results = runWorkload("fifo", identicalJobs(), 3000);
     for (int i = 1; i < results.size(); i++) {
       assertTrue("fifo: " + results.get(i - 1) + " must finish before " + results.get(i),
           results.get(i - 1).lastTaskFinishMs <= results.get(i).lastTaskFinishMs);
@@ -60,7 +64,9 @@ public class YarnSchedulingIT {
 
   @Test
   public void fairOverlapsTheJobsExecutionIntervals() throws Exception {
-    List<JobResult> results = runWorkload("fair");
+    // Submitted together, with tasks long enough that every job is still running when the last AM
+    // starts, even when a loaded machine delays AM start-up by 20 s (seen in CI-like runs).
+    List<JobResult> results = runWorkload("fair", identicalJobs(3000), 500);
     // Every pair of jobs ran tasks at the same time: each started before the other finished.
     for (int i = 0; i < results.size(); i++) {
       for (int j = i + 1; j < results.size(); j++) {
