@@ -544,13 +544,18 @@ mod tests {
         }
 
         #[test]
-        fn batch_tends_to_flex_as_the_window_shrinks(w in workload_strategy(true), o in 0usize..3) {
-            let b = simulate(&w, Scheme::Batch { window: 1e-9 }, STUDY[o]).unwrap();
+        fn batch_with_no_window_is_flex(w in workload_strategy(true), o in 0usize..3) {
+            // The digest's degenerate equivalence (W -> 0: BATCH becomes FLEX) holds exactly at W = 0,
+            // where every job is its own batch released on arrival. For a tiny positive window it holds
+            // only approximately: FLEX's order is a heuristic for the malleable problem, so shifting
+            // releases by 1e-9 can flip a tie and change the metric (random runs found such cases).
+            let b = simulate(&w, Scheme::Batch { window: 0.0 }, STUDY[o]).unwrap();
             let f = simulate(&w, Scheme::Flex, STUDY[o]).unwrap();
-            // Compare the optimized metric: minimax ties leave other metrics to tie-breaks that a
-            // 1e-9 shift may flip.
             let (x, y) = (b.metric(STUDY[o]), f.metric(STUDY[o]));
-            prop_assert!((x - y).abs() < 1e-6 * y.max(1.0), "{} vs {}", x, y);
+            prop_assert!((x - y).abs() < 1e-9 * y.max(1.0), "{} vs {}", x, y);
+            for (cb, cf) in b.completion.iter().zip(&f.completion) {
+                prop_assert!((cb - cf).abs() < 1e-9 * cf.abs().max(1.0), "{} vs {}", cb, cf);
+            }
         }
 
         /// Work amortisation: served data = Σ N_{d(j)} for every scheme; FLEX work = Σ N; CIRCUMFLEX
