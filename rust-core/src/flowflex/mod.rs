@@ -6,16 +6,18 @@
 //! - [`flow`]: the validated flow model and the per-flow lower bounds `A_j`, `CP_j`, `Q_j`.
 //! - [`chain`]: Stage 1, each DAG to a chain of pseudo-jobs via the ASAP pseudo-schedule.
 //! - [`greedy`]: Stage 2a, the strict-deadline greedy of Fig. 5 (list scheduling of chains).
+//! - [`minisum`]: Stage 2b, the min-cost-flow relaxation of Fig. 6 rounded into deadlines, on the
+//!   successive-shortest-path solver in [`mincost`].
 //! - [`minimax`]: Stage 2c, bisection on the cost level (Fig. 8), and the improved minimax lower bound.
 //! - [`shape`]: Stage 3, McNaughton wrap-around back to per-job allocations.
 //! - [`Instance`]: all flows of one problem, tying the stages together.
-//!
-//! Not done yet: Stage 2b (minisum through the min-cost-flow relaxation of Fig. 6).
 
 pub mod chain;
 pub mod flow;
 pub mod greedy;
+pub mod mincost;
 pub mod minimax;
+pub mod minisum;
 pub mod shape;
 
 use crate::error::{Error, Result};
@@ -24,6 +26,7 @@ use chain::PseudoChain;
 use flow::Flow;
 use greedy::DeadlineSchedule;
 use minimax::MinimaxSchedule;
+use minisum::MinisumSchedule;
 use shape::JobPiece;
 
 /// One FlowFlex problem: the flows present, their Stage 1 chains and the cluster's slots `P`.
@@ -87,6 +90,11 @@ impl Instance {
         minimax::minimax(&self.chains, &self.costs(), self.slots, tolerance)
     }
 
+    /// Stage 2b: minisum over the flows' costs on a time grid of `step`, rounding at fraction `theta`.
+    pub fn minisum(&self, step: f64, theta: f64) -> Result<MinisumSchedule> {
+        minisum::minisum(&self.chains, &self.costs(), self.slots, step, theta)
+    }
+
     /// The improved minimax lower bound, bisected up to `upper` (e.g. a schedule's objective).
     pub fn minimax_lower_bound(&self, upper: f64, tolerance: f64) -> Result<f64> {
         minimax::improved_lower_bound(&self.chains, &self.costs(), self.slots, upper, tolerance)
@@ -120,17 +128,27 @@ mod tests {
     }
 
     proptest! {
-        /// Digest §5 invariants 1, 2, 3, 10 and 12 end to end (Stage 1 → minimax → Stage 3):
-        /// capacity and every δ_i respected, each job's work preserved, every precedence edge
+        /// Digest §5 invariants 1, 2, 3, 10 and 12 end to end (Stage 1 → minimax and minisum →
+        /// Stage 3): capacity and every δ_i respected, each job's work preserved, every precedence edge
         /// respected, flow completions equal to the chain completions, and determinism.
         #[test]
         fn end_to_end_schedule_is_valid(instance in arb_instance()) {
-            let slots = instance.slots();
             let out = instance.minimax(1e-6).unwrap();
-            let per_flow = instance.job_schedules(&out.schedule);
             prop_assert_eq!(&instance.minimax(1e-6).unwrap(), &out);
+            let minisum = instance.minisum(2.0, 0.5).unwrap();
+            for schedule in [&out.schedule, &minisum.schedule] {
+                check_job_schedules(&instance, schedule)?;
+            }
+        }
+    }
+
+    fn check_job_schedules(instance: &Instance, schedule: &DeadlineSchedule) -> std::result::Result<(), TestCaseError> {
+        let slots = instance.slots();
+        let out = schedule;
+        {
+            let per_flow = instance.job_schedules(out);
             let mut events: Vec<(f64, i64)> = Vec::new();
-            for ((flow, pieces), chain) in instance.flows().iter().zip(&per_flow).zip(&out.schedule.chains) {
+            for ((flow, pieces), chain) in instance.flows().iter().zip(&per_flow).zip(&out.chains) {
                 let n = flow.jobs().len();
                 let mut work = vec![0.0; n];
                 let mut first = vec![f64::INFINITY; n];
@@ -160,5 +178,6 @@ mod tests {
                 prop_assert!(load <= i64::from(slots));
             }
         }
+        Ok(())
     }
 }
