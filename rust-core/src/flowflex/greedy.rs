@@ -184,6 +184,11 @@ pub(crate) mod tests {
     use super::*;
     use proptest::prelude::*;
 
+    /// Weighted completion time `slope · t`.
+    pub(crate) fn linear(slope: f64) -> crate::flex::metrics::Penalty {
+        crate::flex::metrics::Penalty::Linear { slope, origin: 0.0 }
+    }
+
     /// A chain of single-job pseudo-jobs `(work, bound)`.
     pub(crate) fn chain(parts: &[(f64, u64)]) -> PseudoChain {
         let mut at = 0.0;

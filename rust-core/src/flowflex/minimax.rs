@@ -175,13 +175,9 @@ pub fn improved_lower_bound(
 
 #[cfg(test)]
 mod tests {
-    use super::super::greedy::tests::{arb_chains, chain};
+    use super::super::greedy::tests::{arb_chains, chain, linear};
     use super::*;
     use proptest::prelude::*;
-
-    fn linear(slope: f64) -> Penalty {
-        Penalty::Linear { slope, origin: 0.0 }
-    }
 
     #[test]
     fn latest_time_within_each_cost_type() {

@@ -117,13 +117,9 @@ pub fn minisum(
 
 #[cfg(test)]
 mod tests {
-    use super::super::greedy::tests::{arb_chains, chain};
+    use super::super::greedy::tests::{arb_chains, chain, linear};
     use super::*;
     use proptest::prelude::*;
-
-    fn linear(slope: f64) -> Penalty {
-        Penalty::Linear { slope, origin: 0.0 }
-    }
 
     /// Digest T7: P = 1, two (2, 1) chains with w_1 = t and w_2 = 10t. cost(f) = 23.5, d = (3, 2),
     /// chain 2 on [0, 2), chain 1 on [2, 4), objective 24.
