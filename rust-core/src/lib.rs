@@ -16,6 +16,8 @@
 //! - [`rtmr`]: the RTMR deadline scheduler with admission control, and the Deadline Constraint baseline.
 //! - [`flex`]: FLEX: the objective family, generalized Smith's rule, the backwards DP and ready-list
 //!   malleable packing (reused by CIRCUMFLEX and FlowFlex), and the `flex` policy.
+//! - [`flowflex`]: FlowFlex for flows (DAGs) of jobs: the flow model and lower bounds, Stage 1 pseudo-job
+//!   chains, the deadline greedy, minimax bisection and McNaughton shape shifting (no policy yet).
 //! - [`circumflex`]: CIRCUMFLEX shared scans: cyclic piggybacking, subjob chains planned with the FLEX
 //!   algorithms, the fluid FLEX/CIRCUMFLEX/BATCH simulator and the paper's study.
 //! - [`output`]: report folders (create, write named files, IO errors naming the path).
@@ -35,6 +37,7 @@ pub mod engine;
 pub mod error;
 pub mod ffi;
 pub mod flex;
+pub mod flowflex;
 pub mod model;
 pub mod output;
 pub mod plot;
