@@ -2,7 +2,6 @@ package io.circumflex.it.mrv1;
 
 import static org.junit.Assert.assertTrue;
 
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.List;
@@ -23,24 +22,12 @@ public class FairSchedulingIT {
 
   @Test
   public void concurrentJobsShareTheClusterAndAllSucceed() throws Exception {
-    List<RunningJob> jobs = new ArrayList<RunningJob>();
-    // As in the fifo test, each job is submitted once the previous one is RUNNING, so the order in
-    // which jobs can take map slots is the submission order, not the race of their setup tasks.
+    // As in the fifo test, each job is submitted once the previous one is RUNNING.
     // 16 maps of 2.5 s on 4 map slots: four waves, so the next job is RUNNING while maps still wait.
-    for (int i = 0; i < 3; i++) {
-      RunningJob job = CLUSTER.get().submitSleep("fair-" + i, 16, 1, 2500, 500, null);
-      jobs.add(job);
-      CLUSTER.get().awaitRunning(job);
-    }
+    List<RunningJob> jobs = CLUSTER.get().submitInSequence("fair", 3, 16, 1, 2500, 500);
     Collection<JobInProgress> queued = CLUSTER.get().scheduler().getJobs("default");
     assertTrue("getJobs lists the running jobs: " + queued.size(), queued.size() >= 1);
-    List<Mrv1Cluster.JobTimes> times = new ArrayList<Mrv1Cluster.JobTimes>();
-    for (RunningJob job : jobs) {
-      Mrv1Cluster.await(job);
-      assertTrue(job.getID() + " succeeded", job.isSuccessful());
-      times.add(CLUSTER.get().times(job.getID()));
-    }
-    System.out.println("job times (JobTracker ms): " + times);
+    List<Mrv1Cluster.JobTimes> times = CLUSTER.get().awaitSuccess(jobs);
     for (int i = 1; i < times.size(); i++) {
       assertTrue("fair launches maps of the next job while the previous still has maps waiting: " + times,
           times.get(i).firstMapStart < times.get(i - 1).lastMapStart);

@@ -5,7 +5,6 @@ import static org.junit.Assert.assertTrue;
 import static org.junit.Assert.fail;
 
 import java.io.IOException;
-import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
@@ -41,23 +40,11 @@ public class FifoSchedulingIT {
   @Test
   public void identicalJobsFinishInSubmissionOrder() throws Exception {
     assertTrue(CLUSTER.get().scheduler().getFallbackReason(), CLUSTER.get().scheduler().isEngineActive());
-    List<RunningJob> jobs = new ArrayList<RunningJob>();
-    // Each job is submitted once the previous one is RUNNING: a job's setup task runs in its own
-    // JVM first, and setup tasks of jobs submitted together finish in any order (Hadoop's own FIFO
-    // scheduler also skips jobs still in PREP). With 8 maps of 2 s on 4 map slots, the next job
-    // arrives while the previous one still has maps waiting.
-    for (int i = 0; i < 3; i++) {
-      RunningJob job = CLUSTER.get().submitSleep("fifo-" + i, 8, 1, 2000, 500, null);
-      jobs.add(job);
-      CLUSTER.get().awaitRunning(job);
-    }
-    List<Mrv1Cluster.JobTimes> times = new ArrayList<Mrv1Cluster.JobTimes>();
-    for (RunningJob job : jobs) {
-      Mrv1Cluster.await(job);
-      assertTrue(job.getID() + " succeeded", job.isSuccessful());
-      times.add(CLUSTER.get().times(job.getID()));
-    }
-    System.out.println("job times (JobTracker ms): " + times);
+    // Each job is submitted once the previous one is RUNNING (Hadoop's own FIFO scheduler also skips
+    // jobs still in PREP). With 8 maps of 2 s on 4 map slots, the next job arrives while the previous
+    // one still has maps waiting.
+    List<RunningJob> jobs = CLUSTER.get().submitInSequence("fifo", 3, 8, 1, 2000, 500);
+    List<Mrv1Cluster.JobTimes> times = CLUSTER.get().awaitSuccess(jobs);
     for (int i = 1; i < times.size(); i++) {
       assertTrue("submission order " + times, times.get(i - 1).submit <= times.get(i).submit);
       assertTrue("fifo finishes in submission order: " + times, times.get(i - 1).finish <= times.get(i).finish);

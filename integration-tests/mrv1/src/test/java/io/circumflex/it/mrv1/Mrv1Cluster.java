@@ -3,6 +3,8 @@ package io.circumflex.it.mrv1;
 import java.io.Closeable;
 import java.io.File;
 import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import org.apache.hadoop.examples.SleepJob;
 import org.apache.hadoop.mapred.CircumflexTaskScheduler;
@@ -100,6 +102,37 @@ public final class Mrv1Cluster implements Closeable {
       }
     }
     return new JobClient(jc).submitJob(jc);
+  }
+
+  /**
+   * Submits {@code count} identical SleepJobs named {@code prefix-i}, each once the previous one is
+   * RUNNING: a job's setup task runs in its own JVM first, and setup tasks of jobs submitted
+   * together finish in any order, so this makes the submission order the order in which jobs can
+   * take map slots.
+   */
+  public List<RunningJob> submitInSequence(String prefix, int count, int maps, int reduces, long mapMs,
+      long reduceMs) throws IOException, InterruptedException {
+    List<RunningJob> jobs = new ArrayList<RunningJob>();
+    for (int i = 0; i < count; i++) {
+      RunningJob job = submitSleep(prefix + "-" + i, maps, reduces, mapMs, reduceMs, null);
+      jobs.add(job);
+      awaitRunning(job);
+    }
+    return jobs;
+  }
+
+  /** Waits for every job, asserting each succeeded, and returns their times in the same order. */
+  public List<JobTimes> awaitSuccess(List<RunningJob> jobs) throws IOException, InterruptedException {
+    List<JobTimes> times = new ArrayList<JobTimes>();
+    for (RunningJob job : jobs) {
+      await(job);
+      if (!job.isSuccessful()) {
+        throw new AssertionError(job.getID() + " did not succeed");
+      }
+      times.add(times(job.getID()));
+    }
+    System.out.println("job times (JobTracker ms): " + times);
+    return times;
   }
 
   /** Blocks until {@code job} completes, polling every 200 ms. */
