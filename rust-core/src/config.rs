@@ -156,6 +156,10 @@ pub const JOB_MIN_SLOTS: &str = "circumflex.job.min.slots";
 pub const JOB_MAX_SLOTS: &str = "circumflex.job.max.slots";
 /// `circumflex.job.dataset`: dataset the map phase scans (shared scans).
 pub const JOB_DATASET: &str = "circumflex.job.dataset";
+/// `circumflex.job.profile.cpu`: CPU one task uses, as a fraction of a node (RAS resource profile).
+pub const JOB_PROFILE_CPU: &str = "circumflex.job.profile.cpu";
+/// `circumflex.job.profile.io`: disk I/O bandwidth one task uses, as a fraction of a node (RAS).
+pub const JOB_PROFILE_IO: &str = "circumflex.job.profile.io";
 /// Hadoop 2/3 input paths of a file-based job (comma-separated).
 pub const INPUT_DIR: &str = "mapreduce.input.fileinputformat.inputdir";
 /// Hadoop 1 input paths of a file-based job (comma-separated).
@@ -340,6 +344,12 @@ pub fn job_spec_from_conf(conf: &BTreeMap<String, String>, now: Time) -> Result<
     }
     if let Some(v) = conf.get("mapreduce.map.cpu.vcores") {
         spec.resources.vcores = job_int("mapreduce.map.cpu.vcores", v, 0, 1 << 16)?;
+    }
+    if let Some(v) = conf.get(JOB_PROFILE_CPU) {
+        spec.resources.cpu = job_f64(JOB_PROFILE_CPU, v, 0.0, 1.0, "a fraction of one node in [0, 1]")?;
+    }
+    if let Some(v) = conf.get(JOB_PROFILE_IO) {
+        spec.resources.io = job_f64(JOB_PROFILE_IO, v, 0.0, 1.0, "a fraction of one node in [0, 1]")?;
     }
     spec.flow = job_flow(conf)?;
     spec.validate()?;

@@ -10,8 +10,18 @@ use crate::error::{Error, Result};
 use crate::policy::Policy;
 
 /// Every policy name `create` accepts (test-only policies excluded).
-pub const POLICY_NAMES: &[&str] =
-    &["fifo", "fair", "flex", "circumflex", "asrpt", "rtmr", "deadline-constraint", "adaptive"];
+pub const POLICY_NAMES: &[&str] = &[
+    "fifo",
+    "fair",
+    "flex",
+    "circumflex",
+    "asrpt",
+    "rtmr",
+    "deadline-constraint",
+    "adaptive",
+    "ras",
+    "reverse-adaptive",
+];
 
 /// Builds the configured policy, validating its parameters.
 pub fn create(config: &EngineConfig) -> Result<Box<dyn Policy>> {
@@ -24,6 +34,8 @@ pub fn create(config: &EngineConfig) -> Result<Box<dyn Policy>> {
         "adaptive" => Ok(Box::new(crate::adaptive::scheduler::AdaptivePolicy::new(
             crate::adaptive::scheduler::AdaptiveConfig::from_engine(config)?,
         ))),
+        "ras" => Ok(Box::new(crate::adaptive::ras::policy::RasPolicy::from_config(config, false)?)),
+        "reverse-adaptive" => Ok(Box::new(crate::adaptive::ras::policy::RasPolicy::from_config(config, true)?)),
         "deadline-constraint" => Ok(Box::new(crate::rtmr::dc::DeadlineConstraint::from_engine(config)?)),
         "rtmr" => {
             Ok(Box::new(crate::rtmr::policy::RtmrPolicy::new(crate::rtmr::policy::RtmrConfig::from_engine(config)?)))

@@ -5,10 +5,12 @@
 //! - [`resources`]: CPU/I-O/memory demands, node capacities, job profiles (Table 4.2).
 //! - [`utility`]: the utility functions (Eqs. 5–7 and 13–15).
 //! - [`placement`]: Algorithm 1 and the Task Scheduler.
+//! - [`policy`]: the engine policies `ras` and `reverse-adaptive`.
 //! - [`reverse`]: the availability curve f(t) and reverse fitting (Algorithm 2) for `s_fit`.
 //!
 //! Design decisions are in each module's docs and in `docs/adaptive-ras.md`.
 pub mod placement;
+pub mod policy;
 pub mod resources;
 pub mod reverse;
 pub mod utility;
