@@ -6,6 +6,7 @@
 //! - [`utility`]: the utility functions (Eqs. 5–7 and 13–15).
 //! - [`placement`]: Algorithm 1 and the Task Scheduler.
 //! - [`policy`]: the engine policies `ras` and `reverse-adaptive`.
+//! - [`sim`]: the resource-aware, time-stepped simulator the reproductions run on.
 //! - [`reverse`]: the availability curve f(t) and reverse fitting (Algorithm 2) for `s_fit`.
 //!
 //! Design decisions are in each module's docs and in `docs/adaptive-ras.md`.
@@ -13,4 +14,5 @@ pub mod placement;
 pub mod policy;
 pub mod resources;
 pub mod reverse;
+pub mod sim;
 pub mod utility;
