@@ -109,6 +109,15 @@ enum Study {
         #[arg(long, default_value = "results/rtmr")]
         out: PathBuf,
     },
+    /// RAS (multi-constraint thesis ch. 4): Table 4.1 on 20 nodes, RAS vs Fair with 1..8 map slots, tight goals.
+    RasCh4 {
+        /// RAS control period T in seconds.
+        #[arg(long, default_value_t = 30.0)]
+        period: f64,
+        /// Output folder.
+        #[arg(long, default_value = "results/ras-ch4")]
+        out: PathBuf,
+    },
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -480,6 +489,13 @@ fn main_result() -> Result<()> {
                 out.display()
             );
             print!("{}", study::write_report(&out, seeds, times, &command)?);
+            eprintln!("wrote {} in {:.1} s", out.display(), started.elapsed().as_secs_f64());
+        }
+        Command::Reproduce { study: Study::RasCh4 { period, out } } => {
+            use circumflex::adaptive::ras::study_ch4;
+            let started = Instant::now();
+            let command = format!("circumflex reproduce ras-ch4 --period {period} --out {}", out.display());
+            print!("{}", study_ch4::run(period).write_report(&out, &command)?);
             eprintln!("wrote {} in {:.1} s", out.display(), started.elapsed().as_secs_f64());
         }
     }

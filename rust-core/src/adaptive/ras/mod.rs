@@ -7,6 +7,7 @@
 //! - [`placement`]: Algorithm 1 and the Task Scheduler.
 //! - [`policy`]: the engine policies `ras` and `reverse-adaptive`.
 //! - [`sim`]: the resource-aware, time-stepped simulator the reproductions run on.
+//! - [`study_ch4`]: `circumflex reproduce ras-ch4` (Table 4.1, Figure 4.3).
 //! - [`reverse`]: the availability curve f(t) and reverse fitting (Algorithm 2) for `s_fit`.
 //!
 //! Design decisions are in each module's docs and in `docs/adaptive-ras.md`.
@@ -15,4 +16,5 @@ pub mod policy;
 pub mod resources;
 pub mod reverse;
 pub mod sim;
+pub mod study_ch4;
 pub mod utility;

@@ -18,8 +18,9 @@
 //! enforced on real nodes: node slot counts (MRv1) or container sizes (YARN) still bound each node.
 //! The full per-node model runs in the simulator (`ras::sim`).
 //!
-//! `s_req` is the remaining map work over the time to the goal (Eq. 1 with the running tasks
-//! counted in, because `s_alloc` counts them); jobs without a goal, or past it, want all their
+//! `s_req` is the remaining map work over the time to the map phase's goal (Eq. 1 with the running
+//! tasks counted in, because `s_alloc` counts them; the map goal is the job's goal minus
+//! `⌈reduces / nodes⌉ × µ_reduce`); jobs without a goal, or past it, want all their
 //! tasks (as early as possible). Reverse-Adaptive adds `s_fit` from Algorithm 2 with the curve in
 //! `circumflex.reverse.availability` (default: always 1.0, which makes it behave like RAS).
 
@@ -89,6 +90,14 @@ fn map_work(job: &JobState, now: Time) -> f64 {
     f64::from(p.pending) * mu + running_left
 }
 
+/// The map phase's goal: the job's goal minus the estimated reduce phase, `⌈R / nodes⌉ × µ_reduce`
+/// (digest gap 3, as the Adaptive Scheduler derives phase goals).
+fn map_goal(job: &JobState, nodes: usize) -> Option<Time> {
+    let r = job.phase(Phase::Reduce);
+    let waves = i64::from((r.pending + r.running).div_ceil(nodes.max(1) as u32));
+    job.spec.goal_ms.map(|g| g.saturating_sub(waves.saturating_mul(job.task_ms_estimate(Phase::Reduce))))
+}
+
 impl Policy for RasPolicy {
     fn name(&self) -> &'static str {
         if self.availability.is_some() {
@@ -114,7 +123,7 @@ impl Policy for RasPolicy {
                 .map(|((j, &work_ms), p)| FitJob {
                     work_ms,
                     task_ms: j.task_ms_estimate(Phase::Map) as f64,
-                    deadline: j.spec.goal_ms,
+                    deadline: map_goal(j, nodes),
                     tasks_per_node: (1.0 / p.map.max_ratio(Demand::NODE).max(1e-9)).floor().max(1.0),
                 })
                 .collect();
@@ -126,7 +135,7 @@ impl Policy for RasPolicy {
             .map(|(i, j)| {
                 let maps = j.phase(Phase::Map);
                 let s_pend = maps.pending + maps.running;
-                let s_req = average_need(works[i], now, j.spec.goal_ms, f64::from(s_pend));
+                let s_req = average_need(works[i], now, map_goal(j, nodes), f64::from(s_pend));
                 let need = match &s_fit {
                     Some(fit) => MapNeed::Reverse { s_fit: fit[i], s_req },
                     None => MapNeed::Ras { s_req },

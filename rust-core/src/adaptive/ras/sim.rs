@@ -19,8 +19,10 @@
 //! - RAS and Reverse-Adaptive run Algorithm 1 every control period from the tasks running now, then
 //!   the Task Scheduler starts tasks on each node within the placement and the node's actual free
 //!   capacity. `s_req` uses the mean observed map time (or, before any map completes, the profile's
-//!   isolation task time: gap 13) and the running tasks' elapsed times (Eq. 1). Jobs without a goal,
-//!   or past it, want all their maps.
+//!   isolation task time: gap 13) and the running tasks' elapsed times (Eq. 1), against the map
+//!   phase's goal (the job's goal minus the estimated reduce phase). Jobs without a goal, or past it,
+//!   want all their maps. The Task Scheduler ranks candidates by utility under the needs of the
+//!   last placement and the tasks running now.
 
 use super::placement::{fill_node, place, Candidate, Placement, PlacementConfig, PlacementJob};
 use super::resources::{Demand, Profile};
@@ -163,6 +165,7 @@ pub fn simulate(jobs: &[SimJob], cfg: &SimConfig, scheduler: Scheduler) -> SimOu
     let mut node_tasks: Vec<Vec<Task>> = vec![Vec::new(); nn];
     let mut placement = Placement::empty(jobs.len(), nn);
     let mut utilities = vec![0.0; jobs.len()];
+    let mut needs = vec![MapNeed::Ras { s_req: 0.0 }; jobs.len()];
     let mut edf_order: Vec<usize> = Vec::new();
     let (mut busy_time, mut task_time, mut peak) = (0.0, 0.0, 0.0f64);
     let mut step: u64 = 0;
@@ -189,6 +192,9 @@ pub fn simulate(jobs: &[SimJob], cfg: &SimConfig, scheduler: Scheduler) -> SimOu
                             }
                         }
                     }
+                    for (k, &j) in idx.iter().enumerate() {
+                        needs[j] = pjobs[k].need;
+                    }
                     let p = place(&pjobs, &vec![cap; nn], &current, cfg.placement);
                     placement = Placement::empty(jobs.len(), nn);
                     for (k, &j) in idx.iter().enumerate() {
@@ -208,7 +214,7 @@ pub fn simulate(jobs: &[SimJob], cfg: &SimConfig, scheduler: Scheduler) -> SimOu
                 for &j in &active {
                     let r = &runs[j];
                     let job = &jobs[j];
-                    let need = MapNeed::Ras { s_req: f64::from(r.pending[0] + r.running[0]) };
+                    let need = needs[j];
                     utilities[j] = job_utility(
                         need,
                         f64::from(r.running[0]),
@@ -315,6 +321,15 @@ pub fn simulate(jobs: &[SimJob], cfg: &SimConfig, scheduler: Scheduler) -> SimOu
     SimOutcome { jobs: outcomes, makespan, mean_tasks_per_node, peak_overload: peak }
 }
 
+/// The map phase's goal: the job's goal minus the reduce phase's estimated length (waves of
+/// reducers at the reduce profile's tasks per node, times the reduce task length), as the thesis's
+/// ch. 3 derives phase goals (digest gap 3).
+fn map_goal(job: &SimJob, nodes: usize) -> Option<f64> {
+    let per_node = (1.0 / job.profile.reduce.max_ratio(Demand::NODE).max(1e-9)).floor().max(1.0);
+    let waves = (f64::from(job.reduces) / (per_node * nodes as f64)).ceil();
+    job.goal.map(|g| g - waves * job.reduce_s)
+}
+
 fn demand_of(job: &SimJob, reduce: bool) -> Demand {
     if reduce {
         job.profile.reduce
@@ -380,7 +395,7 @@ fn placement_jobs(
                 FitJob {
                     work_ms: w * 1000.0,
                     task_ms: mu * 1000.0,
-                    deadline: jobs[j].goal.map(secs_to_ms),
+                    deadline: map_goal(&jobs[j], cfg.nodes).map(secs_to_ms),
                     tasks_per_node: (1.0 / jobs[j].profile.map.max_ratio(Demand::NODE).max(1e-9)).floor().max(1.0),
                 }
             })
@@ -393,7 +408,8 @@ fn placement_jobs(
         .map(|(k, &j)| {
             let r = &runs[j];
             let s_pend = r.pending[0] + r.running[0];
-            let s_req = average_need(work[k] * 1000.0, secs_to_ms(t), jobs[j].goal.map(secs_to_ms), f64::from(s_pend));
+            let goal = map_goal(&jobs[j], cfg.nodes).map(secs_to_ms);
+            let s_req = average_need(work[k] * 1000.0, secs_to_ms(t), goal, f64::from(s_pend));
             let need = match &fit {
                 Some(fit) => MapNeed::Reverse { s_fit: fit[k], s_req },
                 None => MapNeed::Ras { s_req },
