@@ -77,3 +77,30 @@ fn corrupt_trace_names_file_line_and_field() {
     assert!(err.contains("bad.tsv:2: field 'shuffle_bytes': 'lots'"), "{err}");
     let _ = fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn reproduce_ras_ch4_writes_its_report() {
+    let out = scratch("ras-ch4");
+    let o = circumflex(&["reproduce", "ras-ch4", "--out", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    for f in ["report.md", "makespan.svg", "exp2.svg", "COMMAND"] {
+        assert!(out.join(f).is_file(), "missing {f}");
+    }
+    let report = fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(report.contains("Fair, 8 map slots/node") && report.contains("goals met"), "{report}");
+    let _ = fs::remove_dir_all(&out);
+}
+
+#[test]
+fn reproduce_reverse_ch5_smoke_run() {
+    let out = scratch("reverse-ch5");
+    let args = ["reproduce", "reverse-ch5", "--seeds", "1", "--days", "1", "--nodes", "10", "--loads", "0.5"];
+    let o = circumflex(&[&args[..], &["--factors", "4", "--workers", "1", "--out", out.to_str().unwrap()]].concat());
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    for f in ["report.md", "exp1-factor4.svg", "exp2-factor4.svg", "availability.svg", "COMMAND"] {
+        assert!(out.join(f).is_file(), "missing {f}");
+    }
+    let report = fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(report.contains("Reverse-Adaptive") && report.contains("| 0.5 |"), "{report}");
+    let _ = fs::remove_dir_all(&out);
+}

@@ -118,6 +118,30 @@ enum Study {
         #[arg(long, default_value = "results/ras-ch4")]
         out: PathBuf,
     },
+    /// Reverse-Adaptive (thesis §5.3.5): missed deadlines of FIFO, Adaptive, Reverse-Adaptive and a reference.
+    ReverseCh5 {
+        /// Seeds 1..=N per configuration (the thesis used 10).
+        #[arg(long, default_value_t = 2)]
+        seeds: u64,
+        /// Simulated days (statistics over the middle 5/7).
+        #[arg(long, default_value_t = 7.0)]
+        days: f64,
+        /// Nodes (4 tasks each).
+        #[arg(long, default_value_t = 100)]
+        nodes: usize,
+        /// Loads, comma-separated.
+        #[arg(long, value_delimiter = ',', default_value = "0.2,0.4,0.6")]
+        loads: Vec<f64>,
+        /// Upper deadline factors (the lower one is 1.5), comma-separated.
+        #[arg(long, value_delimiter = ',', default_value = "4,8,12")]
+        factors: Vec<f64>,
+        /// Worker threads.
+        #[arg(long, default_value_t = 2)]
+        workers: usize,
+        /// Output folder.
+        #[arg(long, default_value = "results/reverse-ch5")]
+        out: PathBuf,
+    },
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -496,6 +520,25 @@ fn main_result() -> Result<()> {
             let started = Instant::now();
             let command = format!("circumflex reproduce ras-ch4 --period {period} --out {}", out.display());
             print!("{}", study_ch4::run(period).write_report(&out, &command)?);
+            eprintln!("wrote {} in {:.1} s", out.display(), started.elapsed().as_secs_f64());
+        }
+        Command::Reproduce { study: Study::ReverseCh5 { seeds, days, nodes, loads, factors, workers, out } } => {
+            use circumflex::adaptive::ras::study_ch5;
+            let started = Instant::now();
+            let join = |v: &[f64]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(",");
+            let command = format!(
+                "circumflex reproduce reverse-ch5 --seeds {seeds} --days {days} --nodes {nodes} --loads {} --factors {} --out {}",
+                join(&loads),
+                join(&factors),
+                out.display()
+            );
+            let cfg = study_ch5::Ch5Config { seeds, days, nodes, loads, factors, workers };
+            let cells = study_ch5::run(&cfg, |done, total| {
+                if done % 10 == 0 || done == total {
+                    eprintln!("  {done}/{total} simulations");
+                }
+            })?;
+            print!("{}", study_ch5::write_report(&cfg, &cells, &out, &command)?);
             eprintln!("wrote {} in {:.1} s", out.display(), started.elapsed().as_secs_f64());
         }
     }

@@ -8,6 +8,7 @@
 //! - [`policy`]: the engine policies `ras` and `reverse-adaptive`.
 //! - [`sim`]: the resource-aware, time-stepped simulator the reproductions run on.
 //! - [`study_ch4`]: `circumflex reproduce ras-ch4` (Table 4.1, Figure 4.3).
+//! - [`study_ch5`]: `circumflex reproduce reverse-ch5` (§5.3.5, Figures 5.20 and 5.21).
 //! - [`reverse`]: the availability curve f(t) and reverse fitting (Algorithm 2) for `s_fit`.
 //!
 //! Design decisions are in each module's docs and in `docs/adaptive-ras.md`.
@@ -17,4 +18,5 @@ pub mod resources;
 pub mod reverse;
 pub mod sim;
 pub mod study_ch4;
+pub mod study_ch5;
 pub mod utility;

@@ -92,6 +92,10 @@ pub struct SimConfig {
     pub placement: PlacementConfig,
     /// Stop at this time even if jobs remain, seconds.
     pub horizon: f64,
+    /// How f(t) takes capacity: `false` = every node keeps `f(t)` of each resource; `true` = only
+    /// `⌊nodes · f(t)⌋` whole nodes stay available, busy nodes kept first (a task on a node that is
+    /// taken anyway is suspended until the node returns).
+    pub whole_nodes: bool,
 }
 
 /// What happened to one job.
@@ -177,7 +181,19 @@ pub fn simulate(jobs: &[SimJob], cfg: &SimConfig, scheduler: Scheduler) -> SimOu
             break;
         }
         let f = cfg.availability.at(secs_to_ms(t));
-        let cap = Demand::NODE.times(f);
+        let caps: Vec<Demand> = if cfg.whole_nodes {
+            let count = (nn as f64 * f + 1e-9).floor() as usize;
+            let mut order: Vec<usize> = (0..nn).collect();
+            order.sort_by_key(|&n| (node_tasks[n].is_empty(), n));
+            let mut caps = vec![Demand::ZERO; nn];
+            for &n in order.iter().take(count) {
+                caps[n] = Demand::NODE;
+            }
+            caps
+        } else {
+            vec![Demand::NODE.times(f); nn]
+        };
+        let slot_share = |n: usize| if cfg.whole_nodes { caps[n].0[0] } else { f };
         if step % period_steps == 0 {
             match scheduler {
                 Scheduler::Ras | Scheduler::Reverse => {
@@ -195,7 +211,7 @@ pub fn simulate(jobs: &[SimJob], cfg: &SimConfig, scheduler: Scheduler) -> SimOu
                     for (k, &j) in idx.iter().enumerate() {
                         needs[j] = pjobs[k].need;
                     }
-                    let p = place(&pjobs, &vec![cap; nn], &current, cfg.placement);
+                    let p = place(&pjobs, &caps, &current, cfg.placement);
                     placement = Placement::empty(jobs.len(), nn);
                     for (k, &j) in idx.iter().enumerate() {
                         placement.maps[j] = p.maps[k].clone();
@@ -244,17 +260,17 @@ pub fn simulate(jobs: &[SimJob], cfg: &SimConfig, scheduler: Scheduler) -> SimOu
                             }
                         }
                     }
-                    for i in fill_node(&mut cands, &mut used, cap) {
+                    for i in fill_node(&mut cands, &mut used, caps[n]) {
                         let c = cands[i];
                         start(&mut runs[c.job], tasks, &jobs[c.job], c.job, c.reduce, t);
                     }
                 }
             }
             Scheduler::Fair { map_slots, reduce_slots } => {
-                for tasks in node_tasks.iter_mut() {
+                for (n, tasks) in node_tasks.iter_mut().enumerate() {
                     for (reduce, slots) in [(false, map_slots), (true, reduce_slots)] {
                         let ph = usize::from(reduce);
-                        let limit = (f64::from(slots) * f + 1e-9).floor() as usize;
+                        let limit = (f64::from(slots) * slot_share(n) + 1e-9).floor() as usize;
                         while tasks.iter().filter(|x| x.reduce == reduce).count() < limit {
                             let pick = active
                                 .iter()
@@ -273,8 +289,8 @@ pub fn simulate(jobs: &[SimJob], cfg: &SimConfig, scheduler: Scheduler) -> SimOu
                 } else {
                     edf_order.iter().copied().filter(|j| active.contains(j)).collect()
                 };
-                for tasks in node_tasks.iter_mut() {
-                    let limit = (f64::from(slots) * f + 1e-9).floor() as usize;
+                for (n, tasks) in node_tasks.iter_mut().enumerate() {
+                    let limit = (f64::from(slots) * slot_share(n) + 1e-9).floor() as usize;
                     while tasks.len() < limit {
                         let pick = order.iter().copied().find(|&j| runs[j].pending[0] > 0 || runs[j].pending[1] > 0);
                         let Some(j) = pick else { break };
@@ -286,7 +302,8 @@ pub fn simulate(jobs: &[SimJob], cfg: &SimConfig, scheduler: Scheduler) -> SimOu
         }
         // Progress.
         let mut running_now = 0usize;
-        for tasks in node_tasks.iter_mut() {
+        for (n, tasks) in node_tasks.iter_mut().enumerate() {
+            let cap = caps[n];
             let load = tasks.iter().fold(Demand::ZERO, |d, task| d.plus(demand_of(&jobs[task.job], task.reduce)));
             peak = peak.max(load.max_ratio(cap));
             let speed = rate(load, cap);
@@ -492,6 +509,7 @@ mod tests {
             availability: Availability::constant(1.0),
             placement: PlacementConfig::default(),
             horizon: 1e6,
+            whole_nodes: false,
         }
     }
 

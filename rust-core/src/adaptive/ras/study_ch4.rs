@@ -203,6 +203,7 @@ pub fn run(period: f64) -> Ch4Study {
         availability: Availability::constant(1.0),
         placement: PlacementConfig::default(),
         horizon: 100_000.0,
+        whole_nodes: false,
     };
     let lax = workload(|r| r.submit + 10.0 * r.isolation);
     let tight = workload(|r| r.goal);
