@@ -76,7 +76,7 @@ impl Default for Ch5Config {
 }
 
 /// The four schedulers, in report order.
-pub const SCHEDULERS: [&str; 4] = ["FIFO", "Adaptive", "Reverse-Adaptive", "Reference (min misses)"];
+pub const SCHEDULERS: [&str; 4] = ["FIFO", "Adaptive", "Reverse-Adaptive", "Min-misses ref."];
 
 fn scheduler(i: usize) -> Scheduler {
     match i {
