@@ -1,7 +1,7 @@
 //! FlowFlex on the paper's largest simulated instances (§4.1: P = 25 slots, 20 flows of 20 jobs,
 //! each forward pair of jobs linked with probability ½, sinks joined to the last job): Stage 1 for
 //! all flows, Fig. 8 minimax (makespan-style weighted completion), Fig. 6 minisum on a grid of 10 time units,
-//! and Stage 3 for a whole schedule.
+//! the same on the compressed grid (ratio 1.1), and Stage 3 for a whole schedule.
 //!
 //! Run: `cargo bench -p circumflex-core --bench flowflex` (add `-- --quick` while iterating).
 
@@ -65,6 +65,10 @@ fn bench_flowflex(c: &mut Criterion) {
     // On a unit grid (H = 2m⌈max Q_j⌉ slots, m arcs per slot) one solve took 121 s on the 2-core
     // development machine, so the bench uses a grid of 10 time units (10× fewer slots).
     group.bench_function("minisum_fig6_grid10", |b| b.iter(|| black_box(inst.minisum(10.0, 0.5).unwrap())));
+    // The compressed grid (geometric ratio 1.1 plus every Q_j): the default of the reproduction.
+    group.bench_function("minisum_fig6_compressed_r1.1", |b| {
+        b.iter(|| black_box(inst.minisum_compressed(1.1, 0.5).unwrap()))
+    });
     let schedule = inst.minimax(1e-3).unwrap().schedule;
     group.bench_function("stage3", |b| b.iter(|| black_box(inst.job_schedules(&schedule))));
     group.finish();

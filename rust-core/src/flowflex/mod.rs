@@ -95,6 +95,11 @@ impl Instance {
         minisum::minisum(&self.chains, &self.costs(), self.slots, step, theta)
     }
 
+    /// Stage 2b on the compressed grid of geometric `ratio` ([`minisum::compressed_grid`]).
+    pub fn minisum_compressed(&self, ratio: f64, theta: f64) -> Result<MinisumSchedule> {
+        minisum::minisum_compressed(&self.chains, &self.costs(), self.slots, ratio, theta)
+    }
+
     /// The improved minimax lower bound, bisected up to `upper` (e.g. a schedule's objective).
     pub fn minimax_lower_bound(&self, upper: f64, tolerance: f64) -> Result<f64> {
         minimax::improved_lower_bound(&self.chains, &self.costs(), self.slots, upper, tolerance)
@@ -136,7 +141,8 @@ mod tests {
             let out = instance.minimax(1e-6).unwrap();
             prop_assert_eq!(&instance.minimax(1e-6).unwrap(), &out);
             let minisum = instance.minisum(2.0, 0.5).unwrap();
-            for schedule in [&out.schedule, &minisum.schedule] {
+            let compressed = instance.minisum_compressed(1.5, 0.5).unwrap();
+            for schedule in [&out.schedule, &minisum.schedule, &compressed.schedule] {
                 check_job_schedules(&instance, schedule)?;
             }
         }
