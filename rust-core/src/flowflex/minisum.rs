@@ -43,6 +43,8 @@ pub const MAX_ARCS: usize = 4_000_000;
 pub struct MinisumSchedule {
     /// The grid's interval ends `T_1 < … < T_K`.
     pub grid: Vec<f64>,
+    /// The rounding fraction `θ` whose deadlines gave the schedule.
+    pub theta: f64,
     /// `cost(f)`: the optimal value of the min-cost-flow relaxation (charging at interval ends).
     pub relaxation_cost: f64,
     /// A certified lower bound on the optimal minisum cost (see the module docs).
@@ -163,6 +165,9 @@ fn cheapest_in_interval(cost: &Penalty, q: f64, previous: f64) -> f64 {
     }
 }
 
+/// A solved network: its cost, the solver (for arc flows) and per chain the arcs `(interval, arc id)`.
+type SolvedNetwork = (f64, MinCostFlow, Vec<Vec<(usize, usize)>>);
+
 /// Builds and solves Fig. 6's network on `grid` with per-(chain, interval) costs from `charge`;
 /// returns the cost and, per chain, the arcs `(interval, arc id)` with the network.
 fn solve_network(
@@ -172,7 +177,7 @@ fn solve_network(
     slots: u32,
     grid: &[f64],
     charge: impl Fn(usize, usize) -> f64,
-) -> Result<(f64, MinCostFlow, Vec<Vec<(usize, usize)>>)> {
+) -> Result<SolvedNetwork> {
     let (m, intervals) = (chains.len(), grid.len());
     // Nodes: 0 = r, 1..=m = a_j, m+1..=m+K = b_k, m+K+1 = r'.
     let (source, sink) = (0, m + intervals + 1);
@@ -209,9 +214,22 @@ pub fn minisum_on_grid(
     grid: Vec<f64>,
     theta: f64,
 ) -> Result<MinisumSchedule> {
+    minisum_best_rounding(chains, costs, slots, grid, &[theta])
+}
+
+/// Fig. 6 with the paper's practical remark (§2.4: "round the flow based on multiple values … and
+/// the best result could then be employed"): one relaxation, one greedy per rounding fraction in
+/// `thetas`, and the schedule with the smallest objective is kept (ties to the earlier fraction).
+pub fn minisum_best_rounding(
+    chains: &[PseudoChain],
+    costs: &[Penalty],
+    slots: u32,
+    grid: Vec<f64>,
+    thetas: &[f64],
+) -> Result<MinisumSchedule> {
     check_inputs(chains, costs)?;
-    if !(theta > 0.0 && theta < 1.0) {
-        return Err(Error::job("minisum rounding fraction", theta, "a number strictly between 0 and 1"));
+    if let Some(theta) = thetas.iter().find(|t| !(**t > 0.0 && **t < 1.0)).or(thetas.is_empty().then_some(&0.0)) {
+        return Err(Error::job("minisum rounding fraction", theta, "numbers strictly between 0 and 1 (at least one)"));
     }
     let m = chains.len();
     let increasing = grid.first().is_some_and(|&t| t > 0.0) && grid.windows(2).all(|w| w[0] < w[1]);
@@ -232,26 +250,35 @@ pub fn minisum_on_grid(
     let trivial: f64 = costs.iter().zip(&q).map(|(w, &q)| w.eval(q)).sum();
     let horizon = grid.last().copied().unwrap_or(0.0);
     let mut charged = vec![vec![0.0; grid.len()]; m];
-    let mut deadlines = Vec::with_capacity(m);
     for j in 0..m {
-        let mut cumulative = 0.0;
-        let mut deadline = horizon;
-        let mut found = false;
         for &(k, arc) in &arcs[j] {
-            let f = net.flow_on(arc);
-            charged[j][k] = f;
-            cumulative += f;
-            if !found && cumulative >= theta * volumes[j] * (1.0 - 1e-12) {
-                deadline = grid[k];
-                found = true;
-            }
+            charged[j][k] = net.flow_on(arc);
         }
-        deadlines.push(deadline);
     }
-    let schedule = schedule_by_deadlines(chains, &deadlines, slots)?;
-    let objective = minisum_objective(&schedule, costs);
+    let mut best: Option<(f64, Vec<f64>, DeadlineSchedule, f64)> = None;
+    for &theta in thetas {
+        let deadlines: Vec<f64> = (0..m)
+            .map(|j| {
+                let mut cumulative = 0.0;
+                for (k, &f) in charged[j].iter().enumerate() {
+                    cumulative += f;
+                    if f > 0.0 && cumulative >= theta * volumes[j] * (1.0 - 1e-12) {
+                        return grid[k];
+                    }
+                }
+                horizon
+            })
+            .collect();
+        let schedule = schedule_by_deadlines(chains, &deadlines, slots)?;
+        let objective = minisum_objective(&schedule, costs);
+        if best.as_ref().map_or(true, |b| objective < b.3) {
+            best = Some((theta, deadlines, schedule, objective));
+        }
+    }
+    let (theta, deadlines, schedule, objective) =
+        best.ok_or_else(|| Error::job("minisum rounding fraction", "[]", "at least one fraction"))?;
     let lower_bound = certified.max(trivial);
-    Ok(MinisumSchedule { grid, relaxation_cost, lower_bound, charged, deadlines, schedule, objective })
+    Ok(MinisumSchedule { grid, theta, relaxation_cost, lower_bound, charged, deadlines, schedule, objective })
 }
 
 /// `Σ_j w_j(C_j)` of a schedule.

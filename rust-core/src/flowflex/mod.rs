@@ -11,6 +11,8 @@
 //! - [`minimax`]: Stage 2c, bisection on the cost level (Fig. 8), and the improved minimax lower bound.
 //! - [`shape`]: Stage 3, McNaughton wrap-around back to per-job allocations.
 //! - [`Instance`]: all flows of one problem, tying the stages together.
+//! - [`ready_list`]: the paper's Fair and FIFO ready-list baselines; [`study`]: the §4 simulation
+//!   study (`circumflex reproduce flowflex`).
 
 pub mod chain;
 pub mod flow;
@@ -18,7 +20,9 @@ pub mod greedy;
 pub mod mincost;
 pub mod minimax;
 pub mod minisum;
+pub mod ready_list;
 pub mod shape;
+pub mod study;
 
 use crate::error::{Error, Result};
 use crate::flex::metrics::Penalty;
@@ -98,6 +102,13 @@ impl Instance {
     /// Stage 2b on the compressed grid of geometric `ratio` ([`minisum::compressed_grid`]).
     pub fn minisum_compressed(&self, ratio: f64, theta: f64) -> Result<MinisumSchedule> {
         minisum::minisum_compressed(&self.chains, &self.costs(), self.slots, ratio, theta)
+    }
+
+    /// Stage 2b on the compressed grid, keeping the best of several rounding fractions.
+    pub fn minisum_best_rounding(&self, ratio: f64, thetas: &[f64]) -> Result<MinisumSchedule> {
+        let costs = self.costs();
+        let grid = minisum::compressed_grid(&self.chains, &costs, self.slots, ratio)?;
+        minisum::minisum_best_rounding(&self.chains, &costs, self.slots, grid, thetas)
     }
 
     /// The improved minimax lower bound, bisected up to `upper` (e.g. a schedule's objective).
