@@ -121,6 +121,25 @@ pub fn compressed_grid(chains: &[PseudoChain], costs: &[Penalty], slots: u32, ra
     Ok(points)
 }
 
+/// A coarse grid for epoch re-planning: geometric points `o_{i+1} = max(o_i + 1, ⌈r·o_i⌉)` from 0 up
+/// to `H` only (no `⌈Q_j⌉` or cost breakpoints), so its size is `O(log_r H)` whatever the number of
+/// chains. A chain's arcs start at the first point `≥ Q_j`, at most `r·Q_j + 1`; no bound on the
+/// relaxation's distance to the unit grid is claimed for it.
+pub fn geometric_grid(chains: &[PseudoChain], slots: u32, ratio: f64) -> Result<Vec<f64>> {
+    if !(ratio.is_finite() && ratio > 1.0) {
+        return Err(Error::job("minisum grid ratio", ratio, "a finite number > 1"));
+    }
+    let horizon = horizon_units(chains, slots, 1.0);
+    let mut points = Vec::new();
+    let mut offset = 1.0f64;
+    while offset < horizon {
+        points.push(offset);
+        offset = (offset + 1.0).max((offset * ratio).ceil());
+    }
+    points.push(horizon);
+    Ok(points)
+}
+
 /// Fig. 6 with grid step `step` and rounding fraction `theta ∈ (0, 1)` (`½` in the paper).
 pub fn minisum(
     chains: &[PseudoChain],
@@ -227,6 +246,29 @@ pub fn minisum_best_rounding(
     grid: Vec<f64>,
     thetas: &[f64],
 ) -> Result<MinisumSchedule> {
+    best_rounding(chains, costs, slots, grid, thetas, true)
+}
+
+/// [`minisum_best_rounding`] without the certified bound's second solve (epoch re-planning needs
+/// only the schedule): `lower_bound` is then just `Σ_j w_j(Q_j)`.
+pub fn minisum_for_planning(
+    chains: &[PseudoChain],
+    costs: &[Penalty],
+    slots: u32,
+    grid: Vec<f64>,
+    thetas: &[f64],
+) -> Result<MinisumSchedule> {
+    best_rounding(chains, costs, slots, grid, thetas, false)
+}
+
+fn best_rounding(
+    chains: &[PseudoChain],
+    costs: &[Penalty],
+    slots: u32,
+    grid: Vec<f64>,
+    thetas: &[f64],
+    certify: bool,
+) -> Result<MinisumSchedule> {
     check_inputs(chains, costs)?;
     if let Some(theta) = thetas.iter().find(|t| !(**t > 0.0 && **t < 1.0)).or(thetas.is_empty().then_some(&0.0)) {
         return Err(Error::job("minisum rounding fraction", theta, "numbers strictly between 0 and 1 (at least one)"));
@@ -244,9 +286,14 @@ pub fn minisum_best_rounding(
     let volumes: Vec<f64> = chains.iter().map(PseudoChain::volume).collect();
     let (relaxation_cost, net, arcs) =
         solve_network(chains, &q, &volumes, slots, &grid, |j, k| costs[j].eval(grid[k]))?;
-    let (certified, _, _) = solve_network(chains, &q, &volumes, slots, &grid, |j, k| {
-        cheapest_in_interval(&costs[j], q[j], if k == 0 { 0.0 } else { grid[k - 1] })
-    })?;
+    let certified = if certify {
+        solve_network(chains, &q, &volumes, slots, &grid, |j, k| {
+            cheapest_in_interval(&costs[j], q[j], if k == 0 { 0.0 } else { grid[k - 1] })
+        })?
+        .0
+    } else {
+        0.0
+    };
     let trivial: f64 = costs.iter().zip(&q).map(|(w, &q)| w.eval(q)).sum();
     let horizon = grid.last().copied().unwrap_or(0.0);
     let mut charged = vec![vec![0.0; grid.len()]; m];

@@ -1,6 +1,6 @@
 //! FlowFlex (Nagarajan, Wolf, Balmin, Hildrum, Middleware 2013): malleable scheduling of flows,
 //! i.e. DAGs of MapReduce phases, for minisum and minimax cost objectives. This module owns the
-//! algorithm core; engine policies, shims and reproductions are not wired yet.
+//! algorithm core, its engine policy and the reproduction of the paper's simulation study.
 //!
 //! Pipeline (digest `shared/design/algorithms/flowflex.md` §2):
 //! - [`flow`]: the validated flow model and the per-flow lower bounds `A_j`, `CP_j`, `Q_j`.
@@ -11,6 +11,7 @@
 //! - [`minimax`]: Stage 2c, bisection on the cost level (Fig. 8), and the improved minimax lower bound.
 //! - [`shape`]: Stage 3, McNaughton wrap-around back to per-job allocations.
 //! - [`Instance`]: all flows of one problem, tying the stages together.
+//! - [`policy`]: the engine policy `flowflex` (epoch re-planning from the engine's snapshot).
 //! - [`ready_list`]: the paper's Fair and FIFO ready-list baselines; [`study`]: the §4 simulation
 //!   study (`circumflex reproduce flowflex`).
 
@@ -20,6 +21,7 @@ pub mod greedy;
 pub mod mincost;
 pub mod minimax;
 pub mod minisum;
+pub mod policy;
 pub mod ready_list;
 pub mod shape;
 pub mod study;
