@@ -293,7 +293,7 @@ fn solve(instance: &Instance, objective: Objective) -> Option<super::greedy::Dea
             let costs = instance.costs();
             super::minisum::geometric_grid(instance.chains(), instance.slots(), ENGINE_GRID_RATIO)
                 .and_then(|grid| {
-                    super::minisum::minisum_best_rounding(
+                    super::minisum::minisum_for_planning(
                         instance.chains(),
                         &costs,
                         instance.slots(),
