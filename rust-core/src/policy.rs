@@ -180,6 +180,30 @@ pub struct Plan {
     /// How heartbeats are answered from this plan.
     #[serde(default)]
     pub rule: AssignmentRule,
+    /// The flows (DAGs of jobs) the policy planned with, for reports and tests; empty for
+    /// policies that do not model flows (FlowFlex fills it).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub flows: Vec<PlanFlow>,
+}
+
+/// A flow as a flow-aware policy saw it when planning.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct PlanFlow {
+    /// `mapreduce.workflow.id`, or `job-<id>` for a job without a flow (a singleton flow).
+    pub flow_id: String,
+    /// The flow's unfinished nodes.
+    pub nodes: Vec<PlanFlowNode>,
+}
+
+/// One node of a [`PlanFlow`].
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct PlanFlowNode {
+    /// `mapreduce.workflow.node.name`.
+    pub name: String,
+    /// The engine job, or `None` for a node not yet submitted (known from adjacency keys).
+    pub job: Option<JobId>,
+    /// Names of the node's unfinished predecessors.
+    pub predecessors: Vec<String>,
 }
 
 impl Plan {
@@ -222,7 +246,11 @@ impl<'a> PlanBuilder<'a> {
         for &id in snapshot.active {
             push(id, &mut entries, &mut pos);
         }
-        PlanBuilder { snapshot, plan: Plan { computed_at: snapshot.now, entries, rule: AssignmentRule::Deficit }, pos }
+        PlanBuilder {
+            snapshot,
+            plan: Plan { computed_at: snapshot.now, entries, rule: AssignmentRule::Deficit, flows: Vec::new() },
+            pos,
+        }
     }
 
     /// Sets the job's target in `pool` to `slots`. In a shared pool the slots go to runnable

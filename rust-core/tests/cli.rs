@@ -104,3 +104,25 @@ fn reproduce_reverse_ch5_smoke_run() {
     assert!(report.contains("Reverse-Adaptive") && report.contains("| 0.5 |"), "{report}");
     let _ = fs::remove_dir_all(&out);
 }
+
+#[test]
+fn reproduce_flowflex_writes_the_report_folder() {
+    let out = scratch("flowflex");
+    let out_s = out.to_str().unwrap();
+    let run = circumflex(&["reproduce", "flowflex", "--instances", "2", "--max-flows", "6", "--out", out_s]);
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let report = fs::read_to_string(out.join("report.md")).unwrap();
+    for needle in ["| makespan |", "| avg stretch |", "within 1.26", "## Reproduce"] {
+        assert!(report.contains(needle), "{needle} missing from {report}");
+    }
+    let command = fs::read_to_string(out.join("COMMAND")).unwrap();
+    assert!(command.starts_with("circumflex reproduce flowflex --instances 2 --seed 1 --max-flows 6"), "{command}");
+    // Header plus 17 metrics × 3 schedulers.
+    assert_eq!(fs::read_to_string(out.join("ratios.csv")).unwrap().lines().count(), 1 + 17 * 3);
+    for svg in ["minisum.svg", "minimax.svg"] {
+        assert!(fs::read_to_string(out.join(svg)).unwrap().starts_with("<svg"));
+    }
+    let bad = circumflex(&["reproduce", "flowflex", "--max-flows", "3", "--out", out_s]);
+    assert!(!bad.status.success() && String::from_utf8_lossy(&bad.stderr).contains("--max-flows"));
+    let _ = fs::remove_dir_all(&out);
+}

@@ -142,6 +142,24 @@ enum Study {
         #[arg(long, default_value = "results/reverse-ch5")]
         out: PathBuf,
     },
+    /// FlowFlex (flows of MapReduce jobs, §4): FlowFlex, Fair and FIFO on 9 minisum and 8 minimax metrics.
+    Flowflex {
+        /// Instances per metric (the paper: 25).
+        #[arg(long, default_value_t = 25)]
+        instances: u64,
+        /// Seed of the first instance (instance i uses seed + i).
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Largest number of flows per instance (the paper: 20; smaller for smoke runs).
+        #[arg(long, default_value_t = 20)]
+        max_flows: u32,
+        /// Deadline slack: additional time after the reference completion is U{0..ceil(slack * Q_j)}.
+        #[arg(long, default_value_t = 1.0)]
+        slack: f64,
+        /// Output folder.
+        #[arg(long, default_value = "results/flowflex")]
+        out: PathBuf,
+    },
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -539,6 +557,24 @@ fn main_result() -> Result<()> {
                 }
             })?;
             print!("{}", study_ch5::write_report(&cfg, &cells, &out, &command)?);
+            eprintln!("wrote {} in {:.1} s", out.display(), started.elapsed().as_secs_f64());
+        }
+        Command::Reproduce { study: Study::Flowflex { instances, seed, max_flows, slack, out } } => {
+            use circumflex::flowflex::study;
+            let defaults = study::StudyConfig::default();
+            if max_flows < defaults.flows.0 {
+                return Err(Error::config("--max-flows", max_flows, format!("at least {}", defaults.flows.0)));
+            }
+            let cfg = study::StudyConfig { instances, seed, slack, flows: (defaults.flows.0, max_flows), ..defaults };
+            let started = Instant::now();
+            let result = study::run(&cfg, |r| eprintln!("  {}: done", r.metric.name))?;
+            print!("{}", result.to_markdown());
+            let command = format!(
+                "circumflex reproduce flowflex --instances {instances} --seed {seed} --max-flows {max_flows} --slack {slack} \
+                 --out {}",
+                out.display()
+            );
+            result.write_report(&out, &command)?;
             eprintln!("wrote {} in {:.1} s", out.display(), started.elapsed().as_secs_f64());
         }
     }

@@ -1,6 +1,6 @@
 //! FlowFlex (Nagarajan, Wolf, Balmin, Hildrum, Middleware 2013): malleable scheduling of flows,
 //! i.e. DAGs of MapReduce phases, for minisum and minimax cost objectives. This module owns the
-//! algorithm core; engine policies, shims and reproductions are not wired yet.
+//! algorithm core, its engine policy and the reproduction of the paper's simulation study.
 //!
 //! Pipeline (digest `shared/design/algorithms/flowflex.md` §2):
 //! - [`flow`]: the validated flow model and the per-flow lower bounds `A_j`, `CP_j`, `Q_j`.
@@ -11,6 +11,9 @@
 //! - [`minimax`]: Stage 2c, bisection on the cost level (Fig. 8), and the improved minimax lower bound.
 //! - [`shape`]: Stage 3, McNaughton wrap-around back to per-job allocations.
 //! - [`Instance`]: all flows of one problem, tying the stages together.
+//! - [`policy`]: the engine policy `flowflex` (epoch re-planning from the engine's snapshot).
+//! - [`ready_list`]: the paper's Fair and FIFO ready-list baselines; [`study`]: the §4 simulation
+//!   study (`circumflex reproduce flowflex`).
 
 pub mod chain;
 pub mod flow;
@@ -18,7 +21,10 @@ pub mod greedy;
 pub mod mincost;
 pub mod minimax;
 pub mod minisum;
+pub mod policy;
+pub mod ready_list;
 pub mod shape;
+pub mod study;
 
 use crate::error::{Error, Result};
 use crate::flex::metrics::Penalty;
@@ -95,6 +101,18 @@ impl Instance {
         minisum::minisum(&self.chains, &self.costs(), self.slots, step, theta)
     }
 
+    /// Stage 2b on the compressed grid of geometric `ratio` ([`minisum::compressed_grid`]).
+    pub fn minisum_compressed(&self, ratio: f64, theta: f64) -> Result<MinisumSchedule> {
+        minisum::minisum_compressed(&self.chains, &self.costs(), self.slots, ratio, theta)
+    }
+
+    /// Stage 2b on the compressed grid, keeping the best of several rounding fractions.
+    pub fn minisum_best_rounding(&self, ratio: f64, thetas: &[f64]) -> Result<MinisumSchedule> {
+        let costs = self.costs();
+        let grid = minisum::compressed_grid(&self.chains, &costs, self.slots, ratio)?;
+        minisum::minisum_best_rounding(&self.chains, &costs, self.slots, grid, thetas)
+    }
+
     /// The improved minimax lower bound, bisected up to `upper` (e.g. a schedule's objective).
     pub fn minimax_lower_bound(&self, upper: f64, tolerance: f64) -> Result<f64> {
         minimax::improved_lower_bound(&self.chains, &self.costs(), self.slots, upper, tolerance)
@@ -136,7 +154,8 @@ mod tests {
             let out = instance.minimax(1e-6).unwrap();
             prop_assert_eq!(&instance.minimax(1e-6).unwrap(), &out);
             let minisum = instance.minisum(2.0, 0.5).unwrap();
-            for schedule in [&out.schedule, &minisum.schedule] {
+            let compressed = instance.minisum_compressed(1.5, 0.5).unwrap();
+            for schedule in [&out.schedule, &minisum.schedule, &compressed.schedule] {
                 check_job_schedules(&instance, schedule)?;
             }
         }

@@ -21,6 +21,7 @@ pub const POLICY_NAMES: &[&str] = &[
     "adaptive",
     "ras",
     "reverse-adaptive",
+    "flowflex",
 ];
 
 /// Builds the configured policy, validating its parameters.
@@ -31,6 +32,7 @@ pub fn create(config: &EngineConfig) -> Result<Box<dyn Policy>> {
         "flex" => Ok(Box::new(crate::flex::FlexPolicy::from_config(config)?)),
         "circumflex" => Ok(Box::new(crate::circumflex::policy::CircumflexPolicy::from_config(config)?)),
         "asrpt" => Ok(Box::new(crate::asrpt::policy::AsrptPolicy)),
+        "flowflex" => Ok(Box::new(crate::flowflex::policy::FlowFlexPolicy::from_config(config)?)),
         "adaptive" => Ok(Box::new(crate::adaptive::scheduler::AdaptivePolicy::new(
             crate::adaptive::scheduler::AdaptiveConfig::from_engine(config)?,
         ))),
