@@ -475,7 +475,9 @@ mod tests {
         let mut at_deadlines = 0.0;
         for (j, c) in chains.iter().enumerate() {
             let d = out.deadlines[j];
-            prop_assert!(d >= chain_lower_bound(c, slots).ceil() - 1e-9);
+            // The network admits grid points from `Q_j (1 - 1e-12)` on: Stage 1's float sums may put Q_j a few
+            // ulps above an integer it equals exactly (e.g. 11.000000000000002).
+            prop_assert!(d >= (chain_lower_bound(c, slots) * (1.0 - 1e-12)).ceil() - 1e-9);
             let earlier: f64 =
                 chains.iter().zip(&out.deadlines).filter(|(_, &e)| e <= d).map(|(c, _)| c.volume()).sum();
             prop_assert!(earlier <= 2.0 * p * d + 1e-9);
