@@ -381,8 +381,8 @@ pub const MAX_FLOW_NODES: usize = 10_000;
 pub const MAX_FLOW_EDGES: usize = 100_000;
 
 /// Refuses text longer than `limit` bytes or holding control characters (which would corrupt
-/// logs and the web UI), naming the field.
-fn check_text(field: &str, text: &str, limit: usize) -> Result<(), crate::error::Error> {
+/// logs and the web UI), naming the field. Readers of untrusted files use it too.
+pub fn check_text(field: &str, text: &str, limit: usize) -> Result<(), crate::error::Error> {
     if text.len() > limit {
         let shown: String = text.chars().take(40).collect();
         return Err(crate::error::Error::job(

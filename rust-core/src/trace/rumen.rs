@@ -64,8 +64,13 @@ impl Located<'_> {
         }
     }
 
-    fn string(&self, obj: &Map<String, Value>, key: &str) -> String {
-        obj.get(key).and_then(Value::as_str).unwrap_or_default().to_string()
+    /// A text field (absent or not a string: empty), refused when too long or holding control
+    /// characters.
+    fn string(&self, file: &str, obj: &Map<String, Value>, key: &str) -> Result<String> {
+        let text = obj.get(key).and_then(Value::as_str).unwrap_or_default();
+        crate::model::check_text(key, text, crate::model::MAX_TEXT_BYTES)
+            .map_err(|e| self.bad(file, key, e.to_string()))?;
+        Ok(text.to_string())
     }
 }
 
@@ -161,7 +166,7 @@ fn kind(v: &Value) -> &'static str {
 /// One job; returns it with its absolute submit time.
 fn job(at: &Located<'_>, file: &str, k: usize) -> Result<(SimJob, Time)> {
     let obj = at.obj;
-    let id = at.string(obj, "jobID");
+    let id = at.string(file, obj, "jobID")?;
     let label = if id.is_empty() { format!("job {k}") } else { id.clone() };
     let submit = at
         .int(file, obj, "submitTime", &label)?
@@ -174,9 +179,9 @@ fn job(at: &Located<'_>, file: &str, k: usize) -> Result<(SimJob, Time)> {
     }
     let mut job = SimJob::new(0, map_ms, reduce_ms);
     job.spec.external_id = id;
-    job.spec.user = at.string(obj, "user");
-    job.spec.name = at.string(obj, "jobName");
-    job.spec.priority = match at.string(obj, "priority").as_str() {
+    job.spec.user = at.string(file, obj, "user")?;
+    job.spec.name = at.string(file, obj, "jobName")?;
+    job.spec.priority = match at.string(file, obj, "priority")?.as_str() {
         "VERY_HIGH" => 2,
         "HIGH" => 1,
         "LOW" => -1,

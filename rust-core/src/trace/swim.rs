@@ -27,7 +27,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use crate::model::{Time, MAX_TASKS, MAX_TASK_MS};
+use crate::model::{check_text, Time, MAX_TASKS, MAX_TASK_MS, MAX_TEXT_BYTES};
 use crate::sim::{SimJob, Workload};
 use crate::trace::read_text;
 
@@ -176,6 +176,7 @@ pub fn parse(text: &str, file: &str, model: &SwimModel) -> Result<Vec<SimJob>> {
         if id.is_empty() {
             return Err(bad(line, FIELDS[0], "empty job id".into()));
         }
+        check_text(FIELDS[0], id, MAX_TEXT_BYTES).map_err(|e| bad(line, FIELDS[0], e.to_string()))?;
         let number = |k: usize| -> Result<u64> {
             let v = cols[k].trim();
             v.parse::<u64>().map_err(|_| bad(line, FIELDS[k], format!("'{v}' is not a non-negative integer")))
