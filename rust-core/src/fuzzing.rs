@@ -181,8 +181,11 @@ pub fn ffi_events(data: &[u8]) {
     ffi::close_handle(raw).unwrap_or_else(|e| panic!("a live handle must close: {e}"));
 }
 
+/// A fuzz entry point: raw input bytes in, returns normally unless it found a bug.
+pub type Target = fn(&[u8]);
+
 /// Every target by name, for drivers that run them all (the short fuzz test, `make fuzz`).
-pub const TARGETS: &[(&str, fn(&[u8]))] = &[
+pub const TARGETS: &[(&str, Target)] = &[
     ("job_conf", job_conf),
     ("engine_config", engine_config),
     ("swim_trace", swim_trace),

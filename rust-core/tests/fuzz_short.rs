@@ -103,7 +103,7 @@ fn mutate(rng: &mut Pcg64, input: &mut Vec<u8>, others: &[Vec<u8>]) {
     input.truncate(1 << 16);
 }
 
-fn run(name: &str, target: fn(&[u8]), input: &[u8], n: usize) {
+fn run(name: &str, target: circumflex::fuzzing::Target, input: &[u8], n: usize) {
     let outcome = std::panic::catch_unwind(|| target(input));
     if outcome.is_err() {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/fuzz-failures");
