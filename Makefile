@@ -8,7 +8,7 @@ GRADLE_FLAGS ?= --console=plain
 CARGO ?= cargo
 APT := $(shell command -v sudo >/dev/null 2>&1 && [ "$$(id -u)" != 0 ] && echo sudo) apt-get
 
-.PHONY: demo test setup rust-test java-test jar mrv1-replay clean
+.PHONY: demo test setup rust-test java-test jar mrv1-replay clean fuzz soak
 
 ## The main job: a small workload on an embedded MiniMRYarnCluster under fifo and fair; prints
 ## per-job response times and their mean per policy.
@@ -42,6 +42,31 @@ jar: setup
 ## and fair; per-job response times. Options: make mrv1-replay REPLAY_ARGS="--trace /abs/t.csv --policies fifo,fair"
 mrv1-replay: setup
 	$(GRADLE) $(GRADLE_FLAGS) -q :integration-tests:mrv1:replay $(if $(REPLAY_ARGS),-PreplayArgs="$(REPLAY_ARGS)")
+
+## Fuzzing, not part of `make test` (which runs a short stable pass, rust-core/tests/fuzz_short.rs).
+## With a nightly toolchain and cargo-fuzz: libFuzzer on every target for FUZZ_SECONDS each, new inputs
+## in target/fuzz-corpus/ (the committed seeds in fuzz/corpus/ are read, never written). Without them:
+## the stable driver with FUZZ_ITERATIONS mutations per target. See docs/hardening.md.
+FUZZ_SECONDS ?= 60
+FUZZ_ITERATIONS ?= 200000
+FUZZ_TARGETS := job_conf engine_config swim_trace rumen_trace ffi_events
+fuzz:
+	@if $(CARGO) +nightly --version >/dev/null 2>&1 && $(CARGO) fuzz --version >/dev/null 2>&1; then \
+	  for t in $(FUZZ_TARGETS); do \
+	    mkdir -p target/fuzz-corpus/$$t && \
+	    (cd fuzz && $(CARGO) +nightly fuzz run -O $$t ../target/fuzz-corpus/$$t corpus/$$t -- \
+	      -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1) || exit 1; \
+	  done; \
+	else \
+	  echo "no nightly toolchain or cargo-fuzz: running the stable fuzz driver"; \
+	  FUZZ_ITERATIONS=$(FUZZ_ITERATIONS) $(CARGO) test --release -p circumflex-core --test fuzz_short -- --nocapture; \
+	fi
+
+## Soak: the engine under SOAK_EVENTS random events per policy (release build), invariants checked
+## throughout, peak memory at the start and the end. Not part of `make test` (it runs a short version).
+SOAK_EVENTS ?= 1000000
+soak:
+	SOAK_EVENTS=$(SOAK_EVENTS) $(CARGO) test --release -p circumflex-core --test soak -- --nocapture
 
 setup:
 	@command -v $(CARGO) >/dev/null || { echo "cargo (Rust >= 1.80) is required: see https://rustup.rs" >&2; exit 1; }

@@ -183,8 +183,8 @@ pub const JOB_REDUCE_MS: &str = "circumflex.job.reduce.ms";
 /// `mapreduce.workflow.adjacency.` prefix: `<prefix><node>` = comma-separated successors.
 pub const WORKFLOW_ADJACENCY_PREFIX: &str = "mapreduce.workflow.adjacency.";
 
-/// Most tasks accepted in one phase (mirrors `JobSpec::validate`).
-const MAX_TASKS: u32 = 10_000_000;
+/// Most tasks accepted in one phase (the same bound `JobSpec::validate` applies).
+use crate::model::MAX_TASKS;
 
 /// The first key of `keys` that is set, with its value (new MapReduce names before old ones).
 fn first_of<'a>(conf: &'a BTreeMap<String, String>, keys: &[&'a str]) -> Option<(&'a str, &'a str)> {
@@ -228,7 +228,15 @@ fn job_priority(key: &str, value: &str) -> Result<i32> {
         "VERY_LOW" => Ok(-2),
         other => other
             .parse::<i32>()
-            .map_err(|_| Error::job(key, value, "VERY_HIGH, HIGH, NORMAL, LOW, VERY_LOW, DEFAULT or an integer")),
+            .ok()
+            .filter(|p| (-crate::model::MAX_PRIORITY..=crate::model::MAX_PRIORITY).contains(p))
+            .ok_or_else(|| {
+                Error::job(
+                    key,
+                    value,
+                    "VERY_HIGH, HIGH, NORMAL, LOW, VERY_LOW, DEFAULT or an integer in -1000000 ..= 1000000",
+                )
+            }),
     }
 }
 

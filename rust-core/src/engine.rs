@@ -232,8 +232,10 @@ impl Engine {
     pub fn cluster(&self) -> ClusterView {
         let mut view = ClusterView { map_slots: 0, reduce_slots: 0, mode: self.config.pool_mode, nodes: 0 };
         for n in self.nodes.iter().filter(|n| n.alive) {
-            view.map_slots += n.capacity[0];
-            view.reduce_slots += n.capacity[1];
+            // Saturating: a host may register many nodes with huge capacities; a cluster total that
+            // wrapped around would make every policy plan for a tiny cluster.
+            view.map_slots = view.map_slots.saturating_add(n.capacity[0]);
+            view.reduce_slots = view.reduce_slots.saturating_add(n.capacity[1]);
             view.nodes += 1;
         }
         view

@@ -26,6 +26,7 @@
 //!   metrics and reports.
 //! - [`trace`]: SWIM TSV and Rumen JSON readers producing simulator workloads.
 //! - [`ffi`]: the JNI exports and the C ABI over the engine (handles, error mapping, panics).
+//! - [`fuzzing`]: one fuzz entry point per untrusted-input boundary (cargo-fuzz targets and the short fuzz test).
 #![deny(missing_docs)]
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 
@@ -38,6 +39,7 @@ pub mod error;
 pub mod ffi;
 pub mod flex;
 pub mod flowflex;
+pub mod fuzzing;
 pub mod model;
 pub mod output;
 pub mod plot;

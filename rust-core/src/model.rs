@@ -247,13 +247,28 @@ impl JobSpec {
         let bad = |field: &str, value: String, allowed: &str| {
             Err(Error::InvalidJob { field: field.to_string(), value, allowed: allowed.to_string() })
         };
-        if !(self.weight.is_finite() && self.weight > 0.0) {
-            return bad("weight", self.weight.to_string(), "a finite number > 0");
+        if !(self.weight.is_finite() && self.weight > 0.0 && self.weight <= MAX_WEIGHT) {
+            return bad("weight", self.weight.to_string(), "a finite number > 0 and <= 1e12");
         }
-        if self.submit_ms < 0 {
-            return bad("submit_ms", self.submit_ms.to_string(), "a time >= 0");
+        if !(0..=MAX_TIME).contains(&self.submit_ms) {
+            return bad("submit_ms", self.submit_ms.to_string(), "a time in 0 ..= 2^50 ms");
         }
-        const MAX_TASKS: u32 = 10_000_000;
+        for (field, text, limit) in [
+            ("external_id", &self.external_id, MAX_TEXT_BYTES),
+            ("name", &self.name, MAX_TEXT_BYTES),
+            ("user", &self.user, MAX_TEXT_BYTES),
+        ] {
+            check_text(field, text, limit)?;
+        }
+        if let Some(dataset) = &self.dataset {
+            if dataset.trim().is_empty() {
+                return bad("dataset", dataset.clone(), "a non-empty dataset name (or unset)");
+            }
+            check_text("dataset", dataset, MAX_DATASET_BYTES)?;
+        }
+        if !(-MAX_PRIORITY..=MAX_PRIORITY).contains(&self.priority) {
+            return bad("priority", self.priority.to_string(), "an integer in -1000000 ..= 1000000");
+        }
         for (name, p) in [("maps", &self.maps), ("reduces", &self.reduces)] {
             if p.tasks > MAX_TASKS {
                 return bad(&format!("{name}.tasks"), p.tasks.to_string(), "at most 10000000 tasks");
@@ -268,19 +283,29 @@ impl JobSpec {
             return bad("maps.tasks", "0".into(), "a job with at least one task");
         }
         if let Some(d) = self.deadline_ms {
-            if d < self.submit_ms {
-                return bad("deadline_ms", d.to_string(), "a deadline at or after submission");
+            if d < self.submit_ms || d > MAX_TIME {
+                return bad("deadline_ms", d.to_string(), "a deadline at or after submission and <= 2^50 ms");
             }
         }
         if let Some(g) = self.goal_ms {
-            if g < self.submit_ms {
-                return bad("goal_ms", g.to_string(), "a goal at or after submission");
+            if g < self.submit_ms || g > MAX_TIME {
+                return bad("goal_ms", g.to_string(), "a goal at or after submission and <= 2^50 ms");
             }
+        }
+        if self.sla.len() > MAX_SLA_STEPS {
+            return bad("sla", format!("{} steps", self.sla.len()), "at most 1000 steps");
         }
         let mut last: Option<&SlaStep> = None;
         for step in &self.sla {
-            if !(step.penalty.is_finite() && step.penalty >= 0.0) {
-                return bad("sla.penalty", step.penalty.to_string(), "a finite number >= 0");
+            if !(step.penalty.is_finite() && (0.0..=MAX_WEIGHT).contains(&step.penalty)) {
+                return bad("sla.penalty", step.penalty.to_string(), "a finite number in 0 ..= 1e12");
+            }
+            if !(self.submit_ms..=MAX_TIME).contains(&step.deadline_ms) {
+                return bad(
+                    "sla.deadline_ms",
+                    step.deadline_ms.to_string(),
+                    "a time at or after submission, <= 2^50 ms",
+                );
             }
             if let Some(prev) = last {
                 if step.deadline_ms <= prev.deadline_ms || step.penalty < prev.penalty {
@@ -293,7 +318,13 @@ impl JobSpec {
             }
             last = Some(step);
         }
+        if self.min_slots > MAX_TASKS {
+            return bad("min_slots", self.min_slots.to_string(), "at most 10000000");
+        }
         if let Some(max) = self.max_slots {
+            if max > MAX_TASKS {
+                return bad("max_slots", max.to_string(), "at most 10000000 (or unset for no maximum)");
+            }
             if max == 0 {
                 return bad("max_slots", "0".into(), "at least 1 (or unset for no maximum)");
             }
@@ -305,12 +336,194 @@ impl JobSpec {
             return bad("reduce_slowstart", self.reduce_slowstart.to_string(), "a fraction in [0, 1]");
         }
         for (field, v) in [("resources.cpu", self.resources.cpu), ("resources.io", self.resources.io)] {
-            if !(v.is_finite() && v >= 0.0) {
-                return bad(field, v.to_string(), "a finite number >= 0");
+            if !(v.is_finite() && (0.0..=MAX_RESOURCE_FRACTION).contains(&v)) {
+                return bad(field, v.to_string(), "a finite number in 0 ..= 1000 (fractions of one node)");
             }
+        }
+        if let Some(flow) = &self.flow {
+            flow.validate()?;
         }
         Ok(())
     }
+}
+
+/// Latest absolute time accepted anywhere (2^50 ms, about 35,700 years): far beyond any clock a
+/// host uses, and small enough that sums of a few such times neither overflow an `i64` nor lose
+/// precision as an `f64` (exact to 2^53). Hostile times beyond it are refused at the boundary.
+pub const MAX_TIME: Time = 1 << 50;
+
+/// Most tasks accepted in one phase of one job.
+pub const MAX_TASKS: u32 = 10_000_000;
+
+/// Largest job weight or SLA penalty accepted. Bounding them keeps weighted sums over every job
+/// finite (weight x slot-ms x jobs stays far below `f64::MAX`), so no policy sees an infinity.
+pub const MAX_WEIGHT: f64 = 1e12;
+
+/// Priorities are bounded so that negating or differencing them can never overflow an `i32`.
+pub const MAX_PRIORITY: i32 = 1_000_000;
+
+/// Largest per-task CPU or I/O demand, in fractions of one node.
+pub const MAX_RESOURCE_FRACTION: f64 = 1_000.0;
+
+/// Longest job name, user, external id, flow id or flow node name, in bytes.
+pub const MAX_TEXT_BYTES: usize = 4_096;
+
+/// Longest dataset name in bytes. Derived datasets are the job's input paths joined by commas,
+/// so a job reading many paths needs far more than a name does.
+pub const MAX_DATASET_BYTES: usize = 1 << 20;
+
+/// Most SLA steps on one job.
+pub const MAX_SLA_STEPS: usize = 1_000;
+
+/// Most nodes a flow's adjacency may name, and most edges it may hold.
+pub const MAX_FLOW_NODES: usize = 10_000;
+/// See [`MAX_FLOW_NODES`].
+pub const MAX_FLOW_EDGES: usize = 100_000;
+
+/// Refuses text longer than `limit` bytes or holding control characters (which would corrupt
+/// logs and the web UI), naming the field. Readers of untrusted files use it too.
+pub fn check_text(field: &str, text: &str, limit: usize) -> Result<(), crate::error::Error> {
+    if text.len() > limit {
+        let shown: String = text.chars().take(40).collect();
+        return Err(crate::error::Error::job(
+            field,
+            format!("{shown}... ({} bytes)", text.len()),
+            format!("at most {limit} bytes"),
+        ));
+    }
+    if text.chars().any(char::is_control) {
+        return Err(crate::error::Error::job(field, text.escape_debug(), "text without control characters"));
+    }
+    Ok(())
+}
+
+impl FlowMembership {
+    /// Checks a flow declaration from untrusted input: non-empty ids, bounded size, no node named
+    /// twice as a source, no self-loop and no cycle. Errors name the offending
+    /// `mapreduce.workflow.*` key (the keys the declaration comes from), the value and what is allowed.
+    ///
+    /// Decision: successors that have no adjacency entry of their own are sinks, not errors: a
+    /// submitter lists only the nodes with successors, and later jobs of the flow may not exist yet.
+    pub fn validate(&self) -> Result<(), crate::error::Error> {
+        use crate::error::Error;
+        use std::collections::BTreeMap;
+        const ID: &str = "mapreduce.workflow.id";
+        const NODE: &str = "mapreduce.workflow.node.name";
+        const ADJ: &str = "mapreduce.workflow.adjacency.";
+        for (field, text) in [(ID, &self.flow_id), (NODE, &self.node_name)] {
+            if text.trim().is_empty() {
+                return Err(Error::job(field, text, "a non-empty name"));
+            }
+            check_text(field, text, MAX_TEXT_BYTES)?;
+        }
+        let mut edges = 0usize;
+        for (from, successors) in &self.adjacency {
+            let key = format!("{ADJ}{from}");
+            if from.trim().is_empty() {
+                return Err(Error::job(&key, successors.join(","), "a key mapreduce.workflow.adjacency.<node name>"));
+            }
+            check_text(&key, from, MAX_TEXT_BYTES)?;
+            edges = edges.saturating_add(successors.len());
+            if edges > MAX_FLOW_EDGES {
+                return Err(Error::job(&key, format!("{edges} edges so far"), "at most 100000 edges in one flow"));
+            }
+            for s in successors {
+                if s.trim().is_empty() {
+                    return Err(Error::job(&key, successors.join(","), "comma-separated non-empty node names"));
+                }
+                check_text(&key, s, MAX_TEXT_BYTES)?;
+                if s == from {
+                    return Err(Error::job(
+                        &key,
+                        successors.join(","),
+                        format!("successors other than '{from}' itself"),
+                    ));
+                }
+            }
+        }
+        // Intern every node name (sources first) and build successor lists.
+        let mut index: BTreeMap<&str, usize> = BTreeMap::new();
+        let mut names: Vec<&str> = Vec::new();
+        let mut succ: Vec<Vec<usize>> = Vec::new();
+        let mut is_source: Vec<bool> = Vec::new();
+        for (from, successors) in &self.adjacency {
+            let f = *index.entry(from.as_str()).or_insert_with(|| {
+                names.push(from.as_str());
+                succ.push(Vec::new());
+                is_source.push(false);
+                names.len() - 1
+            });
+            if is_source[f] {
+                return Err(Error::job(&format!("{ADJ}{from}"), successors.join(","), "one adjacency entry per node"));
+            }
+            is_source[f] = true;
+            for s in successors {
+                let t = *index.entry(s.as_str()).or_insert_with(|| {
+                    names.push(s.as_str());
+                    succ.push(Vec::new());
+                    is_source.push(false);
+                    names.len() - 1
+                });
+                succ[f].push(t);
+            }
+            if names.len() > MAX_FLOW_NODES {
+                return Err(Error::job(
+                    &format!("{ADJ}{from}"),
+                    format!("{} nodes", names.len()),
+                    "at most 10000 nodes",
+                ));
+            }
+        }
+        if let Some(cycle) = find_cycle(&succ) {
+            let path: Vec<&str> = cycle.iter().map(|&i| names[i]).collect();
+            let first = path.first().copied().unwrap_or_default();
+            return Err(Error::job(
+                &format!("{ADJ}{first}"),
+                self.adjacency.iter().find(|(f, _)| f == first).map(|(_, s)| s.join(",")).unwrap_or_default(),
+                format!("an acyclic flow (cycle: {} -> {first})", path.join(" -> ")),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// A cycle of the directed graph `succ` as a list of nodes (each followed by the next, the last
+/// by the first), or `None` when the graph is acyclic. Iterative DFS, so deep chains cannot
+/// overflow the stack.
+fn find_cycle(succ: &[Vec<usize>]) -> Option<Vec<usize>> {
+    const NEW: u8 = 0;
+    const ON_PATH: u8 = 1;
+    const DONE: u8 = 2;
+    let mut state = vec![NEW; succ.len()];
+    for root in 0..succ.len() {
+        if state[root] != NEW {
+            continue;
+        }
+        // Stack of (node, next successor position); it is exactly the current DFS path.
+        let mut stack: Vec<(usize, usize)> = vec![(root, 0)];
+        state[root] = ON_PATH;
+        while let Some(top) = stack.last_mut() {
+            let (node, pos) = *top;
+            if let Some(&next) = succ[node].get(pos) {
+                top.1 += 1;
+                match state[next] {
+                    NEW => {
+                        state[next] = ON_PATH;
+                        stack.push((next, 0));
+                    }
+                    ON_PATH => {
+                        let start = stack.iter().position(|&(n, _)| n == next).unwrap_or(0);
+                        return Some(stack[start..].iter().map(|&(n, _)| n).collect());
+                    }
+                    _ => {}
+                }
+            } else {
+                state[node] = DONE;
+                stack.pop();
+            }
+        }
+    }
+    None
 }
 
 /// Upper bound accepted for any single task duration: one year.

@@ -283,8 +283,40 @@ fn locality_arg(code: i32) -> Result<Locality, FfiError> {
     }
 }
 
-fn count_arg(name: &str, value: i32) -> Result<u32, FfiError> {
-    u32::try_from(value).map_err(|_| FfiError::Argument(format!("{name} = {value}: expected a count >= 0")))
+/// Most slots one node may declare (per phase). A million containers per node is far beyond any
+/// machine, and with it no sum over nodes or heartbeat budget comes near `u32::MAX` in practice.
+pub const MAX_NODE_SLOTS: u32 = 1 << 20;
+
+/// Longest node or rack name, in bytes.
+const MAX_NAME_BYTES: usize = 4_096;
+
+fn bounded_count_arg(name: &str, value: i32, max: u32) -> Result<u32, FfiError> {
+    u32::try_from(value)
+        .ok()
+        .filter(|&v| v <= max)
+        .ok_or_else(|| FfiError::Argument(format!("{name} = {value}: expected a count in 0 ..= {max}")))
+}
+
+/// A host time (`now`) or duration: 0 ..= [`crate::model::MAX_TIME`]. Negative or absurd times are
+/// refused here so that no engine arithmetic on them can overflow.
+fn time_arg(name: &str, value: Time) -> Result<Time, FfiError> {
+    if (0..=crate::model::MAX_TIME).contains(&value) {
+        Ok(value)
+    } else {
+        Err(FfiError::Argument(format!("{name} = {value}: expected milliseconds in 0 ..= 2^50")))
+    }
+}
+
+fn name_arg<'a>(name: &str, value: &'a str) -> Result<&'a str, FfiError> {
+    if value.len() > MAX_NAME_BYTES || value.chars().any(char::is_control) {
+        let shown: String = value.chars().take(40).collect();
+        return Err(FfiError::Argument(format!(
+            "{name} = '{}' ({} bytes): expected at most {MAX_NAME_BYTES} bytes without control characters",
+            shown.escape_debug(),
+            value.len()
+        )));
+    }
+    Ok(value)
 }
 
 fn id_arg(name: &str, value: i32) -> Result<u32, FfiError> {
@@ -305,28 +337,32 @@ pub mod ops {
         map_slots: i32,
         reduce_slots: i32,
     ) -> Result<i32, FfiError> {
-        let map_slots = count_arg("mapSlots", map_slots)?;
-        let reduce_slots = count_arg("reduceSlots", reduce_slots)?;
+        let name = name_arg("name", name)?;
+        let rack = name_arg("rack", rack)?;
+        let map_slots = bounded_count_arg("mapSlots", map_slots, MAX_NODE_SLOTS)?;
+        let reduce_slots = bounded_count_arg("reduceSlots", reduce_slots, MAX_NODE_SLOTS)?;
         h.with_engine(|e| Ok(e.add_node(name, rack, map_slots, reduce_slots).0 as i32))
     }
 
     /// Marks a node lost.
     pub fn remove_node(h: &EngineHandle, node: i32, now: Time) -> Result<(), FfiError> {
         let node = NodeId(id_arg("node", node)?);
+        let now = time_arg("now", now)?;
         h.with_engine(|e| Ok(e.remove_node(node, now)?))
     }
 
     /// Changes a node's capacity.
     pub fn set_node_capacity(h: &EngineHandle, node: i32, map_slots: i32, reduce_slots: i32) -> Result<(), FfiError> {
         let node = NodeId(id_arg("node", node)?);
-        let map_slots = count_arg("mapSlots", map_slots)?;
-        let reduce_slots = count_arg("reduceSlots", reduce_slots)?;
+        let map_slots = bounded_count_arg("mapSlots", map_slots, MAX_NODE_SLOTS)?;
+        let reduce_slots = bounded_count_arg("reduceSlots", reduce_slots, MAX_NODE_SLOTS)?;
         h.with_engine(|e| Ok(e.set_node_capacity(node, map_slots, reduce_slots)?))
     }
 
     /// Submits a job from its configuration map (JSON object of strings). A rejection is
     /// [`Error::Rejected`] carrying the policy's reason.
     pub fn submit_job(h: &EngineHandle, conf_json: &str, now: Time) -> Result<i32, FfiError> {
+        let now = time_arg("now", now)?;
         let conf = parse_string_map(conf_json, JSON_JOB)?;
         let spec = crate::config::job_spec_from_conf(&conf, now)?;
         h.with_engine(|e| {
@@ -344,7 +380,7 @@ pub mod ops {
     pub fn set_pending(h: &EngineHandle, job: i32, phase: i32, pending: i32) -> Result<(), FfiError> {
         let job = JobId(id_arg("job", job)?);
         let phase = phase_arg(phase)?;
-        let pending = count_arg("pending", pending)?;
+        let pending = bounded_count_arg("pending", pending, crate::model::MAX_TASKS)?;
         h.with_engine(|e| Ok(e.set_pending(job, phase, pending)?))
     }
 
@@ -367,6 +403,7 @@ pub mod ops {
         let phase = phase_arg(phase)?;
         let node = NodeId(id_arg("node", node)?);
         let locality = locality_arg(locality)?;
+        let now = time_arg("now", now)?;
         h.with_engine(|e| Ok(e.task_started(job, phase, node, locality, now)?))
     }
 
@@ -384,17 +421,21 @@ pub mod ops {
         let job = JobId(id_arg("job", job)?);
         let phase = phase_arg(phase)?;
         let node = NodeId(id_arg("node", node)?);
+        let duration_ms = time_arg("durationMs", duration_ms)?;
+        let now = time_arg("now", now)?;
         h.with_engine(|e| Ok(e.task_finished(job, phase, node, duration_ms, success, now)?))
     }
 
     /// Ends a job.
     pub fn finish_job(h: &EngineHandle, job: i32, now: Time) -> Result<(), FfiError> {
         let job = JobId(id_arg("job", job)?);
+        let now = time_arg("now", now)?;
         h.with_engine(|e| Ok(e.finish_job(job, now)?))
     }
 
     /// Re-plans if due; returns whether it planned.
     pub fn tick(h: &EngineHandle, now: Time) -> Result<bool, FfiError> {
+        let now = time_arg("now", now)?;
         h.with_engine(|e| Ok(e.tick(now)))
     }
 
@@ -410,7 +451,11 @@ pub mod ops {
         out: &mut [i32],
     ) -> Result<usize, FfiError> {
         let node = NodeId(id_arg("node", node)?);
-        let free = [count_arg("freeMap", free_map)?, count_arg("freeReduce", free_reduce)?];
+        let free = [
+            bounded_count_arg("freeMap", free_map, MAX_NODE_SLOTS)?,
+            bounded_count_arg("freeReduce", free_reduce, MAX_NODE_SLOTS)?,
+        ];
+        let now = time_arg("now", now)?;
         h.with_engine(|e| {
             let choices = e.node_update(node, free, now)?;
             let mut written = 0;

@@ -64,8 +64,13 @@ impl Located<'_> {
         }
     }
 
-    fn string(&self, obj: &Map<String, Value>, key: &str) -> String {
-        obj.get(key).and_then(Value::as_str).unwrap_or_default().to_string()
+    /// A text field (absent or not a string: empty), refused when too long or holding control
+    /// characters.
+    fn string(&self, file: &str, obj: &Map<String, Value>, key: &str) -> Result<String> {
+        let text = obj.get(key).and_then(Value::as_str).unwrap_or_default();
+        crate::model::check_text(key, text, crate::model::MAX_TEXT_BYTES)
+            .map_err(|e| self.bad(file, key, e.to_string()))?;
+        Ok(text.to_string())
     }
 }
 
@@ -91,9 +96,7 @@ pub fn parse(text: &str, file: &str) -> Result<Vec<SimJob>> {
     let mut jobs = Vec::with_capacity(raw.len());
     let mut submits = Vec::with_capacity(raw.len());
     for (k, (value, start, end)) in raw.iter().enumerate() {
-        // Skip the whitespace between objects so the line is the object's own.
-        let lead = text[*start..*end].len() - text[*start..*end].trim_start().len();
-        let line = 1 + text[..start + lead].matches('\n').count();
+        let (lead, line) = object_start(text, *start, *end);
         let Some(obj) = value.as_object() else {
             return Err(Error::BadInput {
                 file: file.to_string(),
@@ -116,10 +119,37 @@ pub fn parse(text: &str, file: &str) -> Result<Vec<SimJob>> {
         });
     }
     let first = submits.iter().copied().min().unwrap_or(0);
-    for (job, submit) in jobs.iter_mut().zip(submits) {
-        job.spec.submit_ms = submit - first;
+    for (k, (job, submit)) in jobs.iter_mut().zip(submits).enumerate() {
+        let arrival = submit - first;
+        if arrival > MAX_SPAN_MS {
+            return Err(Error::BadInput {
+                file: file.into(),
+                line: raw_line(text, &raw, k),
+                field: "submitTime".into(),
+                message: format!(
+                    "{submit} is {arrival} ms after the first job's {first}; a trace spans at most one year"
+                ),
+            });
+        }
+        job.spec.submit_ms = arrival;
     }
     Ok(jobs)
+}
+
+/// Longest span of submit times accepted in one trace (one year, as for SWIM): arrivals beyond it
+/// are corrupt times, and would push simulated clocks toward overflow.
+const MAX_SPAN_MS: Time = crate::model::MAX_TASK_MS;
+
+/// Where the object at bytes `start..end` really starts: the whitespace to skip before it (so the
+/// line is the object's own) and its 1-based line.
+fn object_start(text: &str, start: usize, end: usize) -> (usize, usize) {
+    let lead = text[start..end].len() - text[start..end].trim_start().len();
+    (lead, 1 + text[..start + lead].matches('\n').count())
+}
+
+/// 1-based line where the `k`-th object of the stream starts.
+fn raw_line(text: &str, raw: &[(Value, usize, usize)], k: usize) -> usize {
+    raw.get(k).map_or(0, |(_, start, end)| object_start(text, *start, *end).1)
 }
 
 fn kind(v: &Value) -> &'static str {
@@ -136,7 +166,7 @@ fn kind(v: &Value) -> &'static str {
 /// One job; returns it with its absolute submit time.
 fn job(at: &Located<'_>, file: &str, k: usize) -> Result<(SimJob, Time)> {
     let obj = at.obj;
-    let id = at.string(obj, "jobID");
+    let id = at.string(file, obj, "jobID")?;
     let label = if id.is_empty() { format!("job {k}") } else { id.clone() };
     let submit = at
         .int(file, obj, "submitTime", &label)?
@@ -149,9 +179,9 @@ fn job(at: &Located<'_>, file: &str, k: usize) -> Result<(SimJob, Time)> {
     }
     let mut job = SimJob::new(0, map_ms, reduce_ms);
     job.spec.external_id = id;
-    job.spec.user = at.string(obj, "user");
-    job.spec.name = at.string(obj, "jobName");
-    job.spec.priority = match at.string(obj, "priority").as_str() {
+    job.spec.user = at.string(file, obj, "user")?;
+    job.spec.name = at.string(file, obj, "jobName")?;
+    job.spec.priority = match at.string(file, obj, "priority")?.as_str() {
         "VERY_HIGH" => 2,
         "HIGH" => 1,
         "LOW" => -1,
@@ -161,6 +191,23 @@ fn job(at: &Located<'_>, file: &str, k: usize) -> Result<(SimJob, Time)> {
     Ok((job, submit))
 }
 
+/// `finishTime - startTime` of a task or attempt object: `None` when either is unknown (-1, absent)
+/// or the finish precedes the start. Any other negative time is an error: subtracting hostile
+/// values must neither overflow nor invent a duration.
+fn span(at: &Located<'_>, file: &str, obj: &Map<String, Value>, path: &str) -> Result<Option<Time>> {
+    let s = at.int(file, obj, "startTime", path)?;
+    let f = at.int(file, obj, "finishTime", path)?;
+    for (key, v) in [("startTime", s), ("finishTime", f)] {
+        if let Some(v) = v.filter(|&v| v < 0) {
+            return Err(at.bad(file, key, format!("{path}: {v} is not a time (>= 0, or -1 for unknown)")));
+        }
+    }
+    Ok(match (s, f) {
+        (Some(s), Some(f)) if f >= s => Some(f - s),
+        _ => None,
+    })
+}
+
 /// Durations of one phase's task list (`mapTasks` or `reduceTasks`).
 fn phase(at: &Located<'_>, file: &str, label: &str, key: &str) -> Result<Vec<Time>> {
     let tasks = match at.obj.get(key) {
@@ -168,6 +215,10 @@ fn phase(at: &Located<'_>, file: &str, label: &str, key: &str) -> Result<Vec<Tim
         Some(Value::Array(a)) => a,
         Some(v) => return Err(at.bad(file, key, format!("{label}: expected an array, found {}", kind(v)))),
     };
+    if tasks.len() > crate::model::MAX_TASKS as usize {
+        let n = tasks.len();
+        return Err(at.bad(file, key, format!("{label}: {n} tasks; at most {}", crate::model::MAX_TASKS)));
+    }
     let mut known: Vec<Option<Time>> = Vec::with_capacity(tasks.len());
     for (t, task) in tasks.iter().enumerate() {
         let path = format!("{label}.{key}[{t}]");
@@ -182,21 +233,13 @@ fn phase(at: &Located<'_>, file: &str, label: &str, key: &str) -> Result<Vec<Tim
                     continue;
                 }
                 let apath = format!("{path}.attempts[{a}]");
-                let s = at.int(file, attempt, "startTime", &apath)?;
-                let f = at.int(file, attempt, "finishTime", &apath)?;
-                if let (Some(s), Some(f)) = (s, f) {
-                    if f >= s {
-                        duration = Some(f - s);
-                    }
+                if let Some(d) = span(at, file, attempt, &apath)? {
+                    duration = Some(d);
                 }
             }
         }
         if duration.is_none() {
-            let s = at.int(file, task, "startTime", &path)?;
-            let f = at.int(file, task, "finishTime", &path)?;
-            if let (Some(s), Some(f)) = (s, f) {
-                duration = (f >= s).then_some(f - s);
-            }
+            duration = span(at, file, task, &path)?;
         }
         known.push(duration.map(|d| d.clamp(1, crate::model::MAX_TASK_MS)));
     }

@@ -27,7 +27,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use crate::model::{Time, MAX_TASK_MS};
+use crate::model::{check_text, Time, MAX_TASKS, MAX_TASK_MS, MAX_TEXT_BYTES};
 use crate::sim::{SimJob, Workload};
 use crate::trace::read_text;
 
@@ -95,8 +95,8 @@ impl SwimModel {
         (overhead + (bytes / rate * 1000.0).round() as Time).clamp(1, MAX_TASK_MS)
     }
 
-    /// The job for one trace line: tasks and durations from its bytes.
-    pub fn job(&self, id: &str, submit_ms: Time, input: u64, shuffle: u64, output: u64) -> SimJob {
+    /// Map and reduce counts of a job with these bytes (see the module docs).
+    pub fn task_counts(&self, input: u64, shuffle: u64, output: u64) -> (u64, u64) {
         let block = self.block_bytes.max(1);
         let reduces = if shuffle == 0 {
             0
@@ -104,11 +104,22 @@ impl SwimModel {
             (shuffle.saturating_add(output)).div_ceil(self.bytes_per_reduce.max(1)).clamp(1, self.max_reduces as u64)
         };
         let written_by_maps = if reduces == 0 { output } else { 0 };
-        let maps = input.div_ceil(block).max(written_by_maps.div_ceil(block)).max(1);
+        (input.div_ceil(block).max(written_by_maps.div_ceil(block)).max(1), reduces)
+    }
+
+    /// The job for one trace line: tasks and durations from its bytes. The caller bounds the task
+    /// counts ([`SwimModel::task_counts`]); [`parse`] refuses lines beyond `MAX_TASKS`.
+    pub fn job(&self, id: &str, submit_ms: Time, input: u64, shuffle: u64, output: u64) -> SimJob {
+        let block = self.block_bytes.max(1);
+        let (maps, reduces) = self.task_counts(input, shuffle, output);
         let map_output_share = if reduces == 0 { output as f64 / maps as f64 } else { 0.0 };
         let map_ms = (0..maps)
             .map(|m| {
-                let read = if (m + 1) * block <= input { block } else { input.saturating_sub(block * m) };
+                let read = if (m + 1).saturating_mul(block) <= input {
+                    block
+                } else {
+                    input.saturating_sub(block.saturating_mul(m))
+                };
                 Self::task_ms(self.map_overhead_ms, read as f64 + map_output_share, self.map_bytes_per_s)
             })
             .collect();
@@ -165,6 +176,7 @@ pub fn parse(text: &str, file: &str, model: &SwimModel) -> Result<Vec<SimJob>> {
         if id.is_empty() {
             return Err(bad(line, FIELDS[0], "empty job id".into()));
         }
+        check_text(FIELDS[0], id, MAX_TEXT_BYTES).map_err(|e| bad(line, FIELDS[0], e.to_string()))?;
         let number = |k: usize| -> Result<u64> {
             let v = cols[k].trim();
             v.parse::<u64>().map_err(|_| bad(line, FIELDS[k], format!("'{v}' is not a non-negative integer")))
@@ -174,6 +186,14 @@ pub fn parse(text: &str, file: &str, model: &SwimModel) -> Result<Vec<SimJob>> {
         let (input, shuffle, output) = (number(3)?, number(4)?, number(5)?);
         if submit_s > (MAX_TASK_MS / 1000) as u64 {
             return Err(bad(line, FIELDS[1], format!("{submit_s} s is beyond one year")));
+        }
+        let (maps, reduces) = model.task_counts(input, shuffle, output);
+        if maps > MAX_TASKS as u64 {
+            let field = if input.div_ceil(model.block_bytes.max(1)) >= maps { FIELDS[3] } else { FIELDS[5] };
+            return Err(bad(line, field, format!("{maps} maps at the model's block size; at most {MAX_TASKS}")));
+        }
+        if reduces > MAX_TASKS as u64 {
+            return Err(bad(line, FIELDS[4], format!("{reduces} reduces; at most {MAX_TASKS}")));
         }
         jobs.push(model.job(id, submit_s as Time * 1000, input, shuffle, output));
     }

@@ -574,6 +574,50 @@ public class CircumflexScheduler extends AbstractYarnScheduler<FifoAppAttempt, F
     }
   }
 
+  /**
+   * Work-preserving recovery: after a ResourceManager restart each NodeManager re-registers with the
+   * containers it still runs. The parent rebuilds the RMContainers, the node's and the attempt's
+   * bookkeeping; here the engine learns them too, so its per-job running counts and per-node usage
+   * match the cluster again (recovered applications were re-submitted to the engine by
+   * {@code addApplication} with the recovery flag). AM containers are remembered as such; task
+   * containers become engine tasks of their phase, started now (their true start is unknown to
+   * the engine, and only durations of tasks that finish later feed its estimates).
+   */
+  @Override
+  public synchronized void recoverContainersOnNode(
+      List<org.apache.hadoop.yarn.server.api.protocolrecords.NMContainerStatus> containerReports, RMNode nm) {
+    super.recoverContainersOnNode(containerReports, nm);
+    if (containerReports == null) {
+      return;
+    }
+    Integer engineNode = engineNodes.get(nm.getNodeID());
+    long now = System.currentTimeMillis();
+    for (org.apache.hadoop.yarn.server.api.protocolrecords.NMContainerStatus report : containerReports) {
+      ContainerId id = report.getContainerId();
+      RMContainer rmContainer = getRMContainer(id);
+      if (report.getContainerState() != org.apache.hadoop.yarn.api.records.ContainerState.RUNNING
+          || rmContainer == null || tasks.containsKey(id) || amContainers.containsKey(id)) {
+        continue;
+      }
+      // (Used resources were added back by the queue's recoverContainer, called by the parent.)
+      if (rmContainer.isAMContainer()) {
+        amContainers.put(id, nm.getNodeID());
+        continue;
+      }
+      Integer job = jobOfApp.get(id.getApplicationAttemptId().getApplicationId());
+      if (job == null || engineNode == null) {
+        continue;
+      }
+      final int phase = report.getPriority() != null && report.getPriority().getPriority() == MR_REDUCE_PRIORITY
+          ? NativeEngine.REDUCE : NativeEngine.MAP;
+      final int node = engineNode;
+      tasks.put(id, new TaskRecord(job, phase, node, now));
+      guardRun("taskStarted", () -> engine.taskStarted(job, phase, node, NativeEngine.ANY, now));
+      LOG.info("recovered {} on {} as a {} task of engine job {}", id, nm.getNodeID(),
+          phase == NativeEngine.REDUCE ? "reduce" : "map", job);
+    }
+  }
+
   private synchronized void addApplication(ApplicationId appId, String user, boolean recovering,
       boolean unmanagedAM) {
     long now = System.currentTimeMillis();

@@ -75,6 +75,11 @@ public final class Mrv1Cluster implements Closeable {
     return cluster.getJobTrackerRunner().getJobTracker();
   }
 
+  /** Stops TaskTracker {@code index} (0-based) and its task JVMs, as a lost machine would. */
+  public void stopTaskTracker(int index) {
+    cluster.stopTaskTracker(index);
+  }
+
   /** The Circumflex scheduler (null if another scheduler runs). */
   public CircumflexTaskScheduler scheduler() {
     return SchedulerAccess.circumflex(jobTracker());

@@ -37,6 +37,14 @@ final class MiniCircumflexCluster implements AutoCloseable {
    * plus {@link #TASK_SLOTS} tasks.
    */
   static MiniCircumflexCluster start(String name, Map<String, String> circumflexKeys, int jobs) {
+    return start(name, circumflexKeys, jobs, 1);
+  }
+
+  /**
+   * As {@link #start(String, Map, int)} with {@code nodeManagers} NodeManagers, each sized as the
+   * one of the single-node cluster. With more than one, lost NodeManagers expire after 6 s, not 10 min.
+   */
+  static MiniCircumflexCluster start(String name, Map<String, String> circumflexKeys, int jobs, int nodeManagers) {
     final int nmMb = jobs * AM_MB + TASK_SLOTS * SLOT_MB;
     Configuration conf = new YarnConfiguration();
     conf.setClass(YarnConfiguration.RM_SCHEDULER, CircumflexScheduler.class, ResourceScheduler.class);
@@ -64,10 +72,19 @@ final class MiniCircumflexCluster implements AutoCloseable {
       System.setProperty("test.build.data", new File(work, name).getAbsolutePath());
       System.setProperty("hadoop.tmp.dir", new File(work, name + "-tmp").getAbsolutePath());
     }
-    MiniMRYarnCluster mr = new MiniMRYarnCluster(name, 1);
+    if (nodeManagers > 1) {
+      // Node-loss tests: a stopped NodeManager that did not unregister expires in seconds, not 10 min.
+      conf.setInt(YarnConfiguration.RM_NM_EXPIRY_INTERVAL_MS, 6000);
+    }
+    MiniMRYarnCluster mr = new MiniMRYarnCluster(name, nodeManagers);
     mr.init(conf);
     mr.start();
     return new MiniCircumflexCluster(mr);
+  }
+
+  /** The underlying mini cluster (NodeManagers, ResourceManager, configuration). */
+  MiniMRYarnCluster yarn() {
+    return cluster;
   }
 
   /** The scheduler inside the cluster's ResourceManager. */
