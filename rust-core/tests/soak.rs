@@ -374,6 +374,9 @@ const POLICIES: &[(&str, PoolMode)] = &[
     ("rtmr", PoolMode::Split),
     ("deadline-constraint", PoolMode::Split),
     ("adaptive", PoolMode::Shared),
+    ("ras", PoolMode::Shared),
+    ("reverse-adaptive", PoolMode::Shared),
+    ("flowflex", PoolMode::Split),
 ];
 
 #[test]
