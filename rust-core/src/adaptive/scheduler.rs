@@ -20,6 +20,16 @@
 //! phase goals (gap 3): the reduce phase's goal is the job's goal and the map phase's goal is the job's
 //! goal minus the estimated reduce phase, `⌈R / reduce slots⌉ × ratio × µ_map`, with the ratio from
 //! `circumflex.adaptive.reduce.cost.ratio` (default 1, the thesis's default).
+//!
+//! **On-line estimation** ([`mean_task_ms`], §3.3.2): `µ` of a phase is the mean length of its
+//! completed tasks, kept by the engine as a running sum (`observed_ms_sum / finished`), so it is
+//! refreshed at every plan without per-task state. Before the first task of a phase finishes the
+//! thesis cannot compute `s_req` (the job sits in class 1), but the map goal still needs a reduce
+//! estimate, so the fallbacks are, in order: the phase's observed mean; the submitter's estimate
+//! (`JobSpec` `task_ms`, e.g. from a previous run); for reduces, `ratio × µ_map` (the thesis's
+//! user-given relative cost, §3.4.6); the engine's default task length. A running task older
+//! than `µ` is a straggler the mean has not seen yet; its remaining time is clamped at 0 (gap 2)
+//! rather than letting it raise `µ` before it finishes, as the thesis's estimator would.
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
@@ -73,6 +83,38 @@ pub fn slots_required(mu: f64, running: u32, elapsed_running: f64, unstarted: u3
     (remaining_running + unstarted as f64 * mu) / time_left - running as f64
 }
 
+/// Where a mean task length came from (see the module docs for the fallback order).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Estimate {
+    /// Mean of the phase's completed tasks.
+    Observed,
+    /// The submitter's per-task estimate.
+    Submitted,
+    /// Reduces only: the reduce/map cost ratio times the map estimate.
+    MapRatio,
+    /// Nothing known: [`crate::model::DEFAULT_TASK_MS`].
+    Default,
+}
+
+/// The on-line mean task length `µ` of `job`'s `phase` in ms (≥ 1), and where it came from.
+/// `ratio` is the reduce/map cost ratio used before any reduce has finished.
+pub fn mean_task_ms(job: &JobState, phase: Phase, ratio: f64) -> (f64, Estimate) {
+    let p = job.phase(phase);
+    if p.finished > 0 {
+        return ((p.observed_ms_sum as f64 / p.finished as f64).max(1.0), Estimate::Observed);
+    }
+    if let Some(ms) = job.spec.phase(phase).task_ms {
+        return ((ms as f64).max(1.0), Estimate::Submitted);
+    }
+    if phase == Phase::Reduce {
+        let (map_mu, source) = mean_task_ms(job, Phase::Map, ratio);
+        if source != Estimate::Default {
+            return ((ratio * map_mu).max(1.0), Estimate::MapRatio);
+        }
+    }
+    (crate::model::DEFAULT_TASK_MS as f64, Estimate::Default)
+}
+
 /// The goal of `phase` for `job` (absolute), see the module docs.
 pub fn phase_goal(job: &JobState, phase: Phase, reduce_slots: u32, ratio: f64) -> Option<Time> {
     let goal = job.spec.goal_ms?;
@@ -80,7 +122,7 @@ pub fn phase_goal(job: &JobState, phase: Phase, reduce_slots: u32, ratio: f64) -
         return Some(goal);
     }
     let waves = (job.phase(Phase::Reduce).remaining() as f64 / reduce_slots.max(1) as f64).ceil();
-    let reduce_ms = waves * ratio * job.task_ms_estimate(Phase::Map) as f64;
+    let reduce_ms = waves * mean_task_ms(job, Phase::Reduce, ratio).0;
     Some(goal - reduce_ms as Time)
 }
 
@@ -181,7 +223,7 @@ impl AdaptivePolicy {
             Some(_) if p.finished == 0 => claim.class = 1,
             Some(goal) => {
                 claim.class = 2;
-                let mu = job.task_ms_estimate(phase) as f64;
+                let mu = mean_task_ms(job, phase, self.cfg.reduce_cost_ratio).0;
                 let elapsed = p.running_elapsed_ms(now) as f64;
                 claim.s_req = slots_required(mu, p.running, elapsed, pending, (goal - now) as f64);
             }
@@ -325,13 +367,75 @@ mod tests {
 
     #[test]
     fn map_goal_leaves_room_for_reduces() {
-        let mut s = JobSpec::new(0, 10, 4).with_task_ms(10_000, 10_000);
+        let mut s = JobSpec::new(0, 10, 4);
+        s.maps.task_ms = Some(10_000);
         s.goal_ms = Some(100_000);
-        let j = JobState::new(JobId(0), s);
-        // 4 reduces on 2 reduce slots: 2 waves of 10 s.
+        let mut j = JobState::new(JobId(0), s);
+        // 4 reduces on 2 reduce slots: 2 waves of ratio × 10 s.
         assert_eq!(phase_goal(&j, Phase::Map, 2, 1.0), Some(80_000));
         assert_eq!(phase_goal(&j, Phase::Reduce, 2, 1.0), Some(100_000));
         assert_eq!(phase_goal(&j, Phase::Map, 2, 0.5), Some(90_000));
+        // A submitted reduce estimate (5 s) outranks the ratio.
+        j.spec.reduces.task_ms = Some(5_000);
+        assert_eq!(phase_goal(&j, Phase::Map, 2, 3.0), Some(90_000));
+    }
+
+    #[test]
+    fn estimates_fall_back_in_the_documented_order() {
+        let mut j = JobState::new(JobId(0), JobSpec::new(0, 10, 2));
+        assert_eq!(mean_task_ms(&j, Phase::Map, 2.0), (10_000.0, Estimate::Default));
+        assert_eq!(mean_task_ms(&j, Phase::Reduce, 2.0), (10_000.0, Estimate::Default));
+        j.spec.maps.task_ms = Some(4_000);
+        assert_eq!(mean_task_ms(&j, Phase::Map, 2.0), (4_000.0, Estimate::Submitted));
+        assert_eq!(mean_task_ms(&j, Phase::Reduce, 2.0), (8_000.0, Estimate::MapRatio));
+        // Two maps finished in 3 s and 5 s: the observed mean replaces the submitted one, and the
+        // reduce estimate follows it through the ratio until a reduce finishes.
+        j.phases[0].finished = 2;
+        j.phases[0].observed_ms_sum = 8_000;
+        assert_eq!(mean_task_ms(&j, Phase::Map, 2.0), (4_000.0, Estimate::Observed));
+        j.phases[0].observed_ms_sum = 6_000;
+        assert_eq!(mean_task_ms(&j, Phase::Reduce, 2.0), (6_000.0, Estimate::MapRatio));
+        j.spec.reduces.task_ms = Some(1_000);
+        assert_eq!(mean_task_ms(&j, Phase::Reduce, 2.0), (1_000.0, Estimate::Submitted));
+        j.phases[1].finished = 1;
+        j.phases[1].observed_ms_sum = 7_000;
+        assert_eq!(mean_task_ms(&j, Phase::Reduce, 2.0), (7_000.0, Estimate::Observed));
+    }
+
+    #[test]
+    fn engine_learns_the_mean_online() {
+        // The policy's µ is the mean of tasks completed so far, whatever the submitter guessed.
+        let cfg = EngineConfig { policy: "adaptive".into(), ..EngineConfig::default() };
+        let mut e = Engine::new(cfg).unwrap();
+        let n = e.add_node("h", "/r", 4, 0);
+        let mut spec = JobSpec::new(0, 8, 0);
+        spec.maps.task_ms = Some(50_000);
+        spec.goal_ms = Some(600_000);
+        let a = e.submit(spec, 0).unwrap().0;
+        for (start, end) in [(0, 2_000), (0, 6_000)] {
+            e.task_started(a, Phase::Map, n, Locality::Any, start).unwrap();
+            e.task_finished(a, Phase::Map, n, end - start, true, end).unwrap();
+        }
+        assert_eq!(mean_task_ms(e.job(a).unwrap(), Phase::Map, 1.0), (4_000.0, Estimate::Observed));
+    }
+
+    #[test]
+    fn example_3_time_passing_moves_s_req_either_way_then_the_job_is_late() {
+        // Example 1's job 10 s later with no event: Σδ = 20 − 4·10 clamps to 0, so s_req = 200/40 − 4 = 1.
+        let later = slots_required(10.0, 4, 20.0 + 4.0 * 10.0, 20, 40.0);
+        assert!((later - 1.0).abs() < 1e-9, "{later}");
+        // With no running task the need only grows as the goal nears.
+        assert!(slots_required(10.0, 0, 0.0, 20, 40.0) > slots_required(10.0, 0, 0.0, 20, 50.0));
+        // Past the goal the job leaves class 2 for the missed class, which outranks everything.
+        let jobs = vec![job(0, 0, Some(50_000), 30, 1, 0), job(1, 0, Some(10_000_000), 1000, 1, 0)];
+        let active = [JobId(0), JobId(1)];
+        let cluster = ClusterView { map_slots: 2, reduce_slots: 0, mode: PoolMode::Split, nodes: 1 };
+        let mut policy = AdaptivePolicy::new(AdaptiveConfig { reduce_cost_ratio: 1.0, no_goal: NoGoal::Lowest });
+        let before = policy.plan(&Snapshot { now: 40_000, cluster, jobs: &jobs, active: &active });
+        let after = policy.plan(&Snapshot { now: 50_000, cluster, jobs: &jobs, active: &active });
+        assert_eq!(before.entries[0].job, JobId(0));
+        assert_eq!(after.entries[0].job, JobId(0));
+        assert_eq!(after.entry(JobId(0)).unwrap().target, [2, 0]);
     }
 
     #[test]
