@@ -14,6 +14,9 @@
 //! no job is under target, spare slots go to runnable jobs in plan order (work conservation).
 //! Map slots obey delay scheduling: a job may skip `node_locality_delay` offers waiting for a
 //! node-local slot, then `rack_locality_delay` more for rack-local, before taking any slot.
+//! A plan may replace that rule per job ([`Plan::locality_waits`], the Adaptive Scheduler's data
+//! affinity): such a job's map tasks each wait at most its own number of offers for a node-local
+//! slot, then take any; every launch starts the next task's count from zero.
 //!
 //! **Hot path invariant:** `node_update` never re-plans and allocates only when a `BTreeSet`
 //! node splits; it is `O(k log n)` for `k` choices over `n` indexed (job, phase) entries. The
@@ -110,6 +113,8 @@ pub struct Engine {
     rank: Vec<u32>,
     target: Vec<[u32; 2]>,
     skips: Vec<u32>,
+    /// Per job: the plan's locality wait, replacing the global delays (`None` = global rule).
+    locality_wait: Vec<Option<u32>>,
     index: Vec<[IndexSlot; 2]>,
     /// Per phase: (relative allocation, rank, phase, job) of runnable entries below target.
     /// One set per phase so a heartbeat never walks entries of a phase it has no slot for.
@@ -154,6 +159,7 @@ impl Engine {
             rank: Vec::new(),
             target: Vec::new(),
             skips: Vec::new(),
+            locality_wait: Vec::new(),
             index: Vec::new(),
             under: [BTreeSet::new(), BTreeSet::new()],
             spare: [BTreeSet::new(), BTreeSet::new()],
@@ -254,6 +260,7 @@ impl Engine {
         self.rank.push(u32::MAX);
         self.target.push([0, 0]);
         self.skips.push(0);
+        self.locality_wait.push(None);
         self.index.push([IndexSlot::default(); 2]);
         self.active.push(id);
         let admission = {
@@ -338,6 +345,7 @@ impl Engine {
         if phase == Phase::Map {
             // Delay scheduling: the job's allowed level becomes the level it just launched at.
             self.skips[job.0 as usize] = match locality {
+                _ if self.locality_wait[job.0 as usize].is_some() => 0,
                 Locality::Node => 0,
                 Locality::Rack => self.config.node_locality_delay,
                 Locality::Any => self.config.node_locality_delay + self.config.rack_locality_delay,
@@ -447,6 +455,12 @@ impl Engine {
         for &id in &self.active {
             self.rank[id.0 as usize] = u32::MAX;
             self.target[id.0 as usize] = [0, 0];
+            self.locality_wait[id.0 as usize] = None;
+        }
+        for &(job, waits) in &plan.locality_waits {
+            if let Some(slot) = self.locality_wait.get_mut(job.0 as usize) {
+                *slot = Some(waits);
+            }
         }
         for (r, e) in plan.entries.iter().enumerate() {
             if let Some(slot) = self.rank.get_mut(e.job.0 as usize) {
@@ -548,6 +562,9 @@ impl Engine {
             return Locality::Any;
         }
         let s = self.skips[job.0 as usize];
+        if let Some(waits) = self.locality_wait[job.0 as usize] {
+            return if s < waits { Locality::Node } else { Locality::Any };
+        }
         if s < self.config.node_locality_delay {
             Locality::Node
         } else if s < self.config.node_locality_delay + self.config.rack_locality_delay {

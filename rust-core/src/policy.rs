@@ -180,6 +180,11 @@ pub struct Plan {
     /// How heartbeats are answered from this plan.
     #[serde(default)]
     pub rule: AssignmentRule,
+    /// Per-job locality waits that replace the engine's global delay scheduling for those jobs:
+    /// `(job, n)` lets each map task of `job` skip at most `n` offers waiting for a node-local slot,
+    /// then take any slot (no rack level). Empty for policies that leave locality to the engine.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub locality_waits: Vec<(JobId, u32)>,
 }
 
 impl Plan {
@@ -222,7 +227,7 @@ impl<'a> PlanBuilder<'a> {
         for &id in snapshot.active {
             push(id, &mut entries, &mut pos);
         }
-        PlanBuilder { snapshot, plan: Plan { computed_at: snapshot.now, entries, rule: AssignmentRule::Deficit }, pos }
+        PlanBuilder { snapshot, plan: Plan { computed_at: snapshot.now, entries, ..Plan::default() }, pos }
     }
 
     /// Sets the job's target in `pool` to `slots`. In a shared pool the slots go to runnable
@@ -263,6 +268,14 @@ impl<'a> PlanBuilder<'a> {
     /// Sets how heartbeats are answered from this plan (default: [`AssignmentRule::Deficit`]).
     pub fn set_rule(&mut self, rule: AssignmentRule) {
         self.plan.rule = rule;
+    }
+
+    /// Sets `job`'s locality wait (see [`Plan::locality_waits`]).
+    pub fn set_locality_wait(&mut self, job: JobId, waits: u32) {
+        match self.plan.locality_waits.iter_mut().find(|w| w.0 == job) {
+            Some(w) => w.1 = waits,
+            None => self.plan.locality_waits.push((job, waits)),
+        }
     }
 
     /// Records the policy's predicted completion for `job`.

@@ -30,11 +30,20 @@
 //! user-given relative cost, §3.4.6); the engine's default task length. A running task older
 //! than `µ` is a straggler the mean has not seen yet; its remaining time is clamped at 0 (gap 2)
 //! rather than letting it raise `µ` before it finishes, as the thesis's estimator would.
+//!
+//! **Data affinity** (§3.4.2, `circumflex.adaptive.locality.delays` = the maximum delays per task):
+//! the plan carries a per-job locality wait ([`crate::policy::Plan::locality_waits`]) that the engine's
+//! assignment layer applies instead of its global delay scheduling. Decisions (gap 8): a job is on
+//! track when its map `s_req ≤ 0` at plan time, or it has no goal (`no.goal = lowest`); on-track jobs
+//! get the configured delays, every other job 0 (a remote task launches at once). Delays are counted
+//! in offers (heartbeats), per task: each launch restarts the count. There is no rack level, as in the
+//! thesis. When no job can use a slot locally, the host leaves it free until the next heartbeat (the
+//! engine does not know where data lives; the wait is bounded by the delay count).
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
-use crate::config::{parse_f64, EngineConfig};
+use crate::config::{parse_f64, parse_int, EngineConfig};
 use crate::error::{Error, Result};
 use crate::model::{JobId, JobState, Phase, Time};
 use crate::policy::{slot_bounds, Plan, PlanBuilder, Policy, Pool, PoolMode, Snapshot};
@@ -55,12 +64,26 @@ pub struct AdaptiveConfig {
     pub reduce_cost_ratio: f64,
     /// Jobs without a goal.
     pub no_goal: NoGoal,
+    /// Data affinity (§3.4.2): most offers a map task of an on-track job may skip waiting for a
+    /// node-local slot (`circumflex.adaptive.locality.delays`). `None`: the engine's global delay
+    /// scheduling applies to every job (the basic Adaptive Scheduler).
+    pub locality_delays: Option<u32>,
+}
+
+impl Default for AdaptiveConfig {
+    /// The thesis's defaults: equal map and reduce cost, goal-less jobs last, no data affinity.
+    fn default() -> Self {
+        AdaptiveConfig { reduce_cost_ratio: 1.0, no_goal: NoGoal::Lowest, locality_delays: None }
+    }
 }
 
 impl AdaptiveConfig {
     /// Reads `circumflex.adaptive.*`.
     pub fn from_engine(cfg: &EngineConfig) -> Result<AdaptiveConfig> {
-        let mut c = AdaptiveConfig { reduce_cost_ratio: 1.0, no_goal: NoGoal::Lowest };
+        let mut c = AdaptiveConfig::default();
+        if let Some(v) = cfg.param("circumflex.adaptive.locality.delays") {
+            c.locality_delays = Some(parse_int("circumflex.adaptive.locality.delays", v, 0, 1000)?);
+        }
         if let Some(v) = cfg.param("circumflex.adaptive.reduce.cost.ratio") {
             c.reduce_cost_ratio = parse_f64("circumflex.adaptive.reduce.cost.ratio", v, 0.0, 1e6)?;
         }
@@ -142,6 +165,12 @@ struct Claim {
 }
 
 impl Claim {
+    /// Data affinity's test (gap 8): the job already holds the slots its goal needs (`s_req ≤ 0`),
+    /// or it has no goal to put at risk. Late and not-yet-measured jobs are never delayed.
+    fn on_track(&self) -> bool {
+        (self.class == 2 && self.s_req <= 0.0) || (self.class == 3)
+    }
+
     fn priority(&self) -> (u8, f64) {
         let extra = (self.given - self.running) as f64;
         match self.class {
@@ -240,6 +269,7 @@ impl Policy for AdaptivePolicy {
     fn plan(&mut self, snapshot: &Snapshot<'_>) -> Plan {
         let mut claims_by_pool = Vec::new();
         let mut job_priority: Vec<(u8, f64, usize, JobId)> = Vec::new();
+        let mut waits: Vec<(JobId, u32)> = Vec::new();
         for pool in snapshot.cluster.pools() {
             let mut claims = Vec::new();
             for (rank, job) in snapshot.active_jobs().enumerate() {
@@ -247,6 +277,9 @@ impl Policy for AdaptivePolicy {
                     if let Some(c) = self.claim(snapshot, job, phase, &pool, rank) {
                         let (class, key) = c.priority();
                         job_priority.push((class, key, rank, job.id));
+                        if let (Some(delays), Phase::Map) = (self.cfg.locality_delays, phase) {
+                            waits.push((job.id, if c.on_track() { delays } else { 0 }));
+                        }
                         claims.push(c);
                     }
                 }
@@ -256,6 +289,9 @@ impl Policy for AdaptivePolicy {
         // Plan order: each job at its best claim's priority.
         job_priority.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.total_cmp(&a.1)).then(a.2.cmp(&b.2)));
         let mut builder = PlanBuilder::new(snapshot, job_priority.iter().map(|p| p.3));
+        for (job, w) in waits {
+            builder.set_locality_wait(job, w);
+        }
         for (pool, claims) in claims_by_pool {
             let held: u32 = claims.iter().map(|c| c.running).sum();
             let mut free = pool.capacity.saturating_sub(held);
@@ -295,7 +331,7 @@ impl Policy for AdaptivePolicy {
 mod tests {
     use super::*;
     use crate::engine::Engine;
-    use crate::model::{JobSpec, Locality, PhaseState};
+    use crate::model::{JobSpec, Locality, NodeId, PhaseState};
     use crate::policy::ClusterView;
     use proptest::prelude::*;
 
@@ -336,7 +372,7 @@ mod tests {
         let active = [JobId(0), JobId(1), JobId(2)];
         let cluster = ClusterView { map_slots: 4, reduce_slots: 0, mode: PoolMode::Split, nodes: 1 };
         let snap = Snapshot { now: 100_000, cluster, jobs: &jobs, active: &active };
-        let plan = AdaptivePolicy::new(AdaptiveConfig { reduce_cost_ratio: 1.0, no_goal: NoGoal::Lowest }).plan(&snap);
+        let plan = AdaptivePolicy::new(AdaptiveConfig::default()).plan(&snap);
         let order: Vec<u32> = plan.entries.iter().map(|e| e.job.0).collect();
         assert_eq!(order, vec![2, 1, 0]);
         // The late job (demand 5) takes all 4 slots before anyone else gets one.
@@ -349,7 +385,7 @@ mod tests {
         let active = [JobId(0), JobId(1)];
         let cluster = ClusterView { map_slots: 10, reduce_slots: 0, mode: PoolMode::Split, nodes: 1 };
         let snap = Snapshot { now: 10_000, cluster, jobs: &jobs, active: &active };
-        let plan = AdaptivePolicy::new(AdaptiveConfig { reduce_cost_ratio: 1.0, no_goal: NoGoal::Lowest }).plan(&snap);
+        let plan = AdaptivePolicy::new(AdaptiveConfig::default()).plan(&snap);
         (plan.entry(JobId(0)).unwrap().target[0], plan.entry(JobId(1)).unwrap().target[0])
     }
 
@@ -430,7 +466,7 @@ mod tests {
         let jobs = vec![job(0, 0, Some(50_000), 30, 1, 0), job(1, 0, Some(10_000_000), 1000, 1, 0)];
         let active = [JobId(0), JobId(1)];
         let cluster = ClusterView { map_slots: 2, reduce_slots: 0, mode: PoolMode::Split, nodes: 1 };
-        let mut policy = AdaptivePolicy::new(AdaptiveConfig { reduce_cost_ratio: 1.0, no_goal: NoGoal::Lowest });
+        let mut policy = AdaptivePolicy::new(AdaptiveConfig::default());
         let before = policy.plan(&Snapshot { now: 40_000, cluster, jobs: &jobs, active: &active });
         let after = policy.plan(&Snapshot { now: 50_000, cluster, jobs: &jobs, active: &active });
         assert_eq!(before.entries[0].job, JobId(0));
@@ -458,6 +494,56 @@ mod tests {
             .is_err());
     }
 
+    /// An engine running `adaptive` with data affinity at `delays`, global delay scheduling at 3+3, one
+    /// 4-slot node, and one job of 10 one-second maps that has run one task and holds one slot.
+    fn affinity_engine(delays: &str, goal: Time) -> (Engine, NodeId, JobId) {
+        let mut cfg = EngineConfig { policy: "adaptive".into(), ..EngineConfig::default() };
+        cfg.params.insert("circumflex.adaptive.locality.delays".into(), delays.into());
+        let mut e = Engine::new(cfg).unwrap();
+        let n = e.add_node("h", "/r", 4, 0);
+        let mut spec = JobSpec::new(0, 10, 0);
+        spec.goal_ms = Some(goal);
+        let a = e.submit(spec, 0).unwrap().0;
+        e.task_started(a, Phase::Map, n, Locality::Node, 0).unwrap();
+        e.task_started(a, Phase::Map, n, Locality::Node, 0).unwrap();
+        e.task_finished(a, Phase::Map, n, 1000, true, 1000).unwrap();
+        e.replan(1000);
+        (e, n, a)
+    }
+
+    #[test]
+    fn data_affinity_delays_remote_tasks_only_while_on_track() {
+        // Goal in an hour: 8 pending seconds of work need far less than the slot it holds (s_req < 0).
+        let (mut e, n, a) = affinity_engine("2", 3_600_000);
+        assert_eq!(e.plan().locality_waits, vec![(a, 2)]);
+        let loc = |e: &mut Engine| e.node_update(n, [3, 0], 1000).unwrap()[0].locality;
+        assert_eq!(loc(&mut e), Locality::Node);
+        assert_eq!(loc(&mut e), Locality::Node);
+        assert_eq!(loc(&mut e), Locality::Any, "no rack level: 2 waits, then any slot");
+        e.task_started(a, Phase::Map, n, Locality::Any, 1000).unwrap();
+        assert_eq!(loc(&mut e), Locality::Node, "each task gets its own delays");
+        // Goal in 3 s: 8 s of work need ~2.7 more slots; a remote task launches at once, although the
+        // engine's global rule (3 node + 3 rack offers) would delay it.
+        let (mut e, n, a) = affinity_engine("2", 4_000);
+        assert_eq!(e.plan().locality_waits, vec![(a, 0)]);
+        assert_eq!(e.node_update(n, [3, 0], 1000).unwrap()[0].locality, Locality::Any);
+        // Data affinity off: the plan says nothing and the global rule applies.
+        let mut cfg = EngineConfig { policy: "adaptive".into(), ..EngineConfig::default() };
+        cfg.params.insert("circumflex.adaptive.locality.delays".into(), "x".into());
+        assert!(Engine::new(cfg).unwrap_err().to_string().contains("circumflex.adaptive.locality.delays"));
+    }
+
+    #[test]
+    fn without_data_affinity_the_plan_leaves_locality_to_the_engine() {
+        let jobs = vec![job(0, 0, Some(1_000_000), 10, 1, 2)];
+        let active = [JobId(0)];
+        let cluster = ClusterView { map_slots: 4, reduce_slots: 0, mode: PoolMode::Split, nodes: 1 };
+        let snap = Snapshot { now: 10_000, cluster, jobs: &jobs, active: &active };
+        assert!(AdaptivePolicy::new(AdaptiveConfig::default()).plan(&snap).locality_waits.is_empty());
+        let cfg = AdaptiveConfig { locality_delays: Some(3), ..AdaptiveConfig::default() };
+        assert_eq!(AdaptivePolicy::new(cfg).plan(&snap).locality_waits, vec![(JobId(0), 3)]);
+    }
+
     proptest! {
         #[test]
         fn targets_within_capacity_and_demand(
@@ -469,7 +555,7 @@ mod tests {
             let active: Vec<JobId> = jobs.iter().map(|j| j.id).collect();
             let cluster = ClusterView { map_slots: cap, reduce_slots: 0, mode: PoolMode::Split, nodes: 1 };
             let snap = Snapshot { now, cluster, jobs: &jobs, active: &active };
-            let mut p = AdaptivePolicy::new(AdaptiveConfig { reduce_cost_ratio: 1.0, no_goal: NoGoal::Lowest });
+            let mut p = AdaptivePolicy::new(AdaptiveConfig::default());
             let plan = p.plan(&snap);
             prop_assert_eq!(plan.entries.len(), jobs.len());
             let total: u32 = plan.entries.iter().map(|e| e.target[0]).sum();
