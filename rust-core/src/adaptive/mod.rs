@@ -2,4 +2,5 @@
 //! resource-aware placement and co-located transactional load (digest `adaptive.md`).
 //!
 //! - [`scheduler`]: the Adaptive Scheduler of chapter 3 (`circumflex.policy = adaptive`).
+pub mod ch3;
 pub mod scheduler;

@@ -4,10 +4,14 @@
 //!
 //! **From per-slot rule to plan.** The thesis rebuilds its queue at every heartbeat and gives each
 //! free slot to the neediest job; each allocation lowers that job's `s_req` by exactly one. Here the
-//! same greedy runs once per epoch over the pool's free slots (running tasks keep theirs: the thesis
-//! never kills tasks) and its result becomes the plan's targets, which the engine's deficit layer
-//! enforces between epochs. The thesis itself caches estimates for minutes (§3.3.2), so nothing is
-//! lost, and the heartbeat path stays `O(k log n)`.
+//! same greedy runs once per epoch over the pool's **whole** capacity, starting every job from zero
+//! slots (its priority in class 2 is then `s_req + |R| − given`, the same order as the thesis's
+//! `s_req − extra slots`), and its result becomes the plan's targets, which the engine's deficit
+//! layer enforces between epochs: a slot freed by a job above its target goes to the job furthest
+//! below its own. Running tasks are never killed (the thesis never pre-empts); a job above its target
+//! simply gets no new slot. Targets over free slots only would freeze the status quo: a freed slot
+//! would put its owner under target and go straight back to it. The thesis itself caches estimates
+//! for minutes (§3.3.2), so nothing is lost, and the heartbeat path stays `O(k log n)`.
 //!
 //! Priority classes, highest first (§3.4): (0) jobs past the goal of the phase, round-robin, most
 //! late first (gap 4: lateness relative to the goal's window); (1) jobs with no completed task in the
@@ -172,7 +176,7 @@ impl Claim {
     }
 
     fn priority(&self) -> (u8, f64) {
-        let extra = (self.given - self.running) as f64;
+        let extra = self.given as f64 - self.running as f64;
         match self.class {
             0 => (0, -extra * 1e6 + self.key),
             2 => (2, self.s_req - extra),
@@ -274,8 +278,10 @@ impl Policy for AdaptivePolicy {
             let mut claims = Vec::new();
             for (rank, job) in snapshot.active_jobs().enumerate() {
                 for &phase in pool.phases {
-                    if let Some(c) = self.claim(snapshot, job, phase, &pool, rank) {
+                    if let Some(mut c) = self.claim(snapshot, job, phase, &pool, rank) {
+                        // Ranked by the thesis's s_req (slots beyond those held), then re-divided from zero.
                         let (class, key) = c.priority();
+                        c.given = 0;
                         job_priority.push((class, key, rank, job.id));
                         if let (Some(delays), Phase::Map) = (self.cfg.locality_delays, phase) {
                             waits.push((job.id, if c.on_track() { delays } else { 0 }));
@@ -293,8 +299,7 @@ impl Policy for AdaptivePolicy {
             builder.set_locality_wait(job, w);
         }
         for (pool, claims) in claims_by_pool {
-            let held: u32 = claims.iter().map(|c| c.running).sum();
-            let mut free = pool.capacity.saturating_sub(held);
+            let mut free = pool.capacity;
             let mut heap: BinaryHeap<Claim> = claims.into_iter().collect();
             let mut done: Vec<Claim> = Vec::new();
             while free > 0 {
