@@ -3,4 +3,5 @@
 //!
 //! - [`scheduler`]: the Adaptive Scheduler of chapter 3 (`circumflex.policy = adaptive`).
 pub mod ch3;
+pub mod hardware;
 pub mod scheduler;

@@ -85,6 +85,8 @@ impl AdaptiveConfig {
     /// Reads `circumflex.adaptive.*`.
     pub fn from_engine(cfg: &EngineConfig) -> Result<AdaptiveConfig> {
         let mut c = AdaptiveConfig::default();
+        // The hardware-affinity keys are checked now so a bad value fails at configuration time.
+        crate::adaptive::hardware::HardwareConfig::from_engine(cfg)?;
         if let Some(v) = cfg.param("circumflex.adaptive.locality.delays") {
             c.locality_delays = Some(parse_int("circumflex.adaptive.locality.delays", v, 0, 1000)?);
         }
