@@ -620,22 +620,36 @@ fn markdown(e1: &Experiment1, e2: &[AffinityCell], command: &str) -> String {
 pub const DISCUSSION: &str = "## Why the numbers differ from the thesis\n\n\
 - **Workload.** The thesis gives run times alone, goals and two map lengths; task counts, the other lengths, \
 the submission times and the irregularity of Simulator and Join are ours (module docs). Our isolated times are \
-within a few percent of the thesis's; the order and overlap of the jobs, which decide who competes with whom, \
-are a guess consistent with the thesis's narration.\n\
-- **Reduces.** Our reduces start after the last map (no shuffle overlap) and their length is the user's \
-estimate from previous runs. Sort's reduce phase is 500 s of its 602 s alone, so its tight goal (650 s) leaves \
-its maps about 150 s whatever the scheduler does; the thesis's real run ended Sort's map phase at 427 s.\n\
-- **Tight goals.** Under scenario B the demands exceed the cluster, and s_req, an absolute slot count, gives \
-more slots to the job with more pending work: J1 and J2 (hundreds of long maps) keep taking slots that the \
-small Joins need, so relative lateness is not equal across jobs; the thesis's real run shows the same \
-tendency (J1 2%, the Joins 36-38%).\n\
+within 2% of the thesis's (J1 within 3%); the order and overlap of the jobs, which decide who competes with whom, \
+are a guess consistent with the thesis's narration. Two choices mattered and are reported as found: with \
+Simulator maps of ~350 s (600 maps) slots turned over so slowly that a new job could not gather its share \
+before its goal; and with 60 Sort reduces (every reduce slot for 500 s) WordCount's reduces queued behind \
+Sort's and J2 missed goal A by 12%. We use 2,400 Simulator maps of 30-145 s and 30 Sort reduces.\n\
+- **Scenario A, J2 and J3 1-2% late.** Eq. 1 aims each phase at finishing exactly at its goal; with no \
+pre-emption the slots a job needs arrive only as other jobs' tasks end, and the Joins' bursts take slots \
+from it for a few minutes, so it lands just after the goal. The thesis reports all goals met, without figures.\n\
+- **Scenario A, the Joins 1.4x their goal.** A Join needs 3,600 slot-seconds in 150 s (about 30 slots for \
+two waves of 60 s maps), but slots free only as WordCount and Simulator tasks end (about 0.6 per second), \
+and Eq. 1 is fluid: it asks for 27-30 slots where 30 give two waves and 29 give three. Once J1 and J2 \
+are short too, the per-slot rule spreads the shortfall equally in slots (gap 5: s_req is an absolute \
+count). The thesis's real run met 150 s; its task lengths and the Joins' map count are not given.\n\
+- **Scenario B.** J2 (15% vs 17% beyond the goal) and the Joins (43% and 35% vs 38% and 36%) match the \
+thesis. J1 finishes at the same time under every scheduler (5,035 s, 16% before its goal) because it is \
+the last job of a work-conserving cluster; the thesis's J1 took 6,131 s in B, longer than in A, which \
+suggests other load on its cluster. J3 (Sort) is 7% late against the thesis's 37%: our reduces start \
+after the maps and take exactly the user's estimate, while the real Sort's 427 s map phase overlapped \
+its shuffle and its full run was 1,031 s.\n\
 - **Fair.** Our Fair is the engine's equal-share policy per pool, without the Fair Scheduler's pools, \
-weights, minimum shares or pre-emption (all off in Hadoop's default configuration), and it launches at \
-once on any free slot.\n\
-- **Data affinity.** Our simulator's remote maps run as fast as local ones (the thesis measured 92 vs 93 s \
-for WordCount), so locality changes neither run times nor goals, only the fraction of local maps. Replicas \
-are placed uniformly at random, one block per map; the thesis's input layout is not given. Basic Adaptive \
-takes any free slot, like the thesis's.\n";
+weights, minimum shares or pre-emption (all off in Hadoop's default configuration). It reproduces the \
+thesis's finding: about 2x the tight goals for J2, J4 and J5, and J3 less (1.25x) because its reduce slots \
+are less contended.\n\
+- **Data affinity.** The direction matches (more delays and more replicas give more local maps; Basic \
+Adaptive is the least local; goals are unaffected), the level does not: 71-76% local with 1 replica against \
+the thesis's ~98%. We have not isolated why. Likely causes: only on-track jobs (s_req <= 0) may wait, and new \
+jobs (no finished map) never do; a delay is spent on every offer, and with 60 TaskTrackers and out-of-band \
+heartbeats a job gets several offers per second, so 3 delays last a fraction of a second; replicas are placed \
+uniformly at random (the thesis's layout is not given). Our simulator's remote maps run as fast as local \
+ones (the thesis measured 92 vs 93 s for WordCount), so locality changes neither run times nor goals.\n";
 
 #[cfg(test)]
 mod tests {
@@ -664,8 +678,8 @@ mod tests {
         let e = experiment1(1).unwrap();
         let run = |r: usize, k: usize| e.run_s[r][k][0];
         // Scenario A: the long jobs finish within 5% of their goals (Fair: J1 and J2 far earlier).
-        for k in 0..3 {
-            assert!(run(0, k) <= 1.05 * JOBS[k].goal_a_s as f64, "{} took {} s", JOBS[k].label, run(0, k));
+        for (k, job) in JOBS.iter().enumerate().take(3) {
+            assert!(run(0, k) <= 1.05 * job.goal_a_s as f64, "{} took {} s", job.label, run(0, k));
         }
         // Fair takes about twice the tight goals of J2, J4 and J5, and J3 suffers less.
         for k in [1, 3, 4] {
