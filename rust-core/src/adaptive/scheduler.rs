@@ -573,5 +573,40 @@ mod tests {
             }
             prop_assert_eq!(plan, p.plan(&snap));
         }
+
+        #[test]
+        fn running_tasks_do_not_freeze_the_division(
+            specs in prop::collection::vec((prop::option::of(1i64..400_000), 1u32..30, 0u32..5, 0u32..4), 1..12),
+            now in 0i64..200_000,
+        ) {
+            // Jobs hold running tasks (at most the cluster): the whole pool is still divided, by need.
+            let jobs: Vec<JobState> = specs.iter().enumerate()
+                .map(|(i, &(goal, m, f, r))| job(i as u32, 0, goal, m + f + r, f, r)).collect();
+            let held: u32 = jobs.iter().map(|j| j.phase(Phase::Map).running).sum();
+            let cap = held.max(1) + 3;
+            let active: Vec<JobId> = jobs.iter().map(|j| j.id).collect();
+            let cluster = ClusterView { map_slots: cap, reduce_slots: 0, mode: PoolMode::Split, nodes: 1 };
+            let snap = Snapshot { now, cluster, jobs: &jobs, active: &active };
+            let plan = AdaptivePolicy::new(AdaptiveConfig::default()).plan(&snap);
+            let total: u32 = plan.entries.iter().map(|e| e.target[0]).sum();
+            let demand: u32 = jobs.iter().map(|j| j.phase(Phase::Map).remaining()).sum();
+            prop_assert_eq!(total, cap.min(demand), "the whole pool, not only its free slots");
+            for e in &plan.entries {
+                prop_assert!(e.target[0] <= snap.job(e.job).phase(Phase::Map).remaining());
+            }
+        }
+    }
+
+    #[test]
+    fn a_freed_slot_goes_to_the_needier_newcomer() {
+        // Job 0 (goal far away) holds all 4 slots; job 1 arrives with a tight goal. Job 0's target
+        // drops below what it holds, so the slot its next finished task frees goes to job 1.
+        let jobs = vec![job(0, 0, Some(10_000_000), 100, 1, 4), job(1, 0, Some(40_000), 20, 1, 0)];
+        let active = [JobId(0), JobId(1)];
+        let cluster = ClusterView { map_slots: 4, reduce_slots: 0, mode: PoolMode::Split, nodes: 1 };
+        let snap = Snapshot { now: 10_000, cluster, jobs: &jobs, active: &active };
+        let plan = AdaptivePolicy::new(AdaptiveConfig::default()).plan(&snap);
+        assert_eq!(plan.entry(JobId(1)).unwrap().target, [4, 0]);
+        assert_eq!(plan.entry(JobId(0)).unwrap().target, [0, 0]);
     }
 }
