@@ -21,9 +21,9 @@
 //!   The thesis's example: pool of 10 slots, `µ_reg = 100`, `µ_acc = 50`, 15 accelerated slots needed
 //!   gives 10 accelerated + (100/50)·(15−10) = 10 regular slots.
 //!
-//! **Not yet wired into the engine** (see `docs/adaptive.md`): the per-pool means need the engine to
-//! record finished maps per pool, and the plan to carry targets per pool, which the spine's
-//! `ClusterView` (capacities per phase only) does not express.
+//! Wiring: the engine marks nodes accelerated at `add_node` (host list) and keeps each job's maps per
+//! pool (`JobState::map_pools`); the Adaptive policy divides the pool (`scheduler.rs` module docs) and
+//! the plan carries `Plan::accelerated_targets`, which the engine's assignment layer honours.
 
 use std::collections::BTreeSet;
 

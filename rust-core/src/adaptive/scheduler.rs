@@ -43,6 +43,21 @@
 //! in offers (heartbeats), per task: each launch restarts the count. There is no rack level, as in the
 //! thesis. When no job can use a slot locally, the host leaves it free until the next heartbeat (the
 //! engine does not know where data lives; the wait is bounded by the delay count).
+//!
+//! **Hardware affinity** (§3.4.3, see [`crate::adaptive::hardware`]): when the engine reports an
+//! accelerated pool ([`Policy::on_accelerated_capacity`]), the map division starts with it. A job
+//! without a finished map on both pools calibrates: it gets one accelerated slot (until one has
+//! finished there) and a map target of at least one more for the regular pool. Accelerable jobs then
+//! take the pool by Eq. 2, late jobs first, then the largest unmet need; the accelerated need the
+//! pool cannot hold becomes regular slots by Eq. 3, and that sum is the job's whole map target (the
+//! general greedy divides the rest of the map pool among everyone else). Regular jobs are not
+//! listed: they take accelerated slots the accelerable jobs leave, through the deficit passes.
+//! Decisions (gap 9): Eq. 2's summed age of running accelerated maps is the phase's summed age times
+//! their share of the running maps (the engine keeps the sum per phase only); Eq. 3 converts the
+//! need beyond what is left of the pool for this job (not its whole capacity), so two accelerable
+//! jobs never both count the same slots; accelerable jobs are served before regular jobs on the
+//! pool regardless of class (the thesis lets a much tighter regular job take accelerated nodes; here
+//! it only takes what accelerable jobs leave).
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
@@ -72,21 +87,29 @@ pub struct AdaptiveConfig {
     /// node-local slot (`circumflex.adaptive.locality.delays`). `None`: the engine's global delay
     /// scheduling applies to every job (the basic Adaptive Scheduler).
     pub locality_delays: Option<u32>,
+    /// Hardware affinity: `µ_reg / µ_acc` above which a job is accelerable
+    /// (`circumflex.adaptive.speedup.threshold`).
+    pub speedup_threshold: f64,
 }
 
 impl Default for AdaptiveConfig {
     /// The thesis's defaults: equal map and reduce cost, goal-less jobs last, no data affinity.
     fn default() -> Self {
-        AdaptiveConfig { reduce_cost_ratio: 1.0, no_goal: NoGoal::Lowest, locality_delays: None }
+        AdaptiveConfig {
+            reduce_cost_ratio: 1.0,
+            no_goal: NoGoal::Lowest,
+            locality_delays: None,
+            speedup_threshold: crate::adaptive::hardware::DEFAULT_SPEEDUP_THRESHOLD,
+        }
     }
 }
 
 impl AdaptiveConfig {
     /// Reads `circumflex.adaptive.*`.
     pub fn from_engine(cfg: &EngineConfig) -> Result<AdaptiveConfig> {
-        let mut c = AdaptiveConfig::default();
         // The hardware-affinity keys are checked now so a bad value fails at configuration time.
-        crate::adaptive::hardware::HardwareConfig::from_engine(cfg)?;
+        let hardware = crate::adaptive::hardware::HardwareConfig::from_engine(cfg)?;
+        let mut c = AdaptiveConfig { speedup_threshold: hardware.speedup_threshold, ..AdaptiveConfig::default() };
         if let Some(v) = cfg.param("circumflex.adaptive.locality.delays") {
             c.locality_delays = Some(parse_int("circumflex.adaptive.locality.delays", v, 0, 1000)?);
         }
@@ -211,12 +234,94 @@ impl Ord for Claim {
 #[derive(Debug)]
 pub struct AdaptivePolicy {
     cfg: AdaptiveConfig,
+    /// Map slots of the accelerated pool, from the engine before each plan (0: no hardware affinity).
+    accelerated_slots: u32,
+}
+
+/// One job's share of the accelerated pool (hardware affinity, see the module docs).
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct PoolShare {
+    job: JobId,
+    /// Map slots on accelerated nodes.
+    accelerated: u32,
+    /// The job's whole map target when the hardware division fixes it (accelerable jobs:
+    /// accelerated plus Eq. 3's regular slots); `None` = the general greedy decides.
+    map_total: Option<u32>,
+    /// At least this many map slots in total (calibration: one on each pool).
+    map_floor: u32,
 }
 
 impl AdaptivePolicy {
     /// A policy with `cfg`.
     pub fn new(cfg: AdaptiveConfig) -> AdaptivePolicy {
-        AdaptivePolicy { cfg }
+        AdaptivePolicy { cfg, accelerated_slots: 0 }
+    }
+
+    /// Hardware affinity (§3.4.3): calibration slots, then the accelerated pool to accelerable jobs
+    /// by Eq. 2, most urgent first, with Eq. 3's overflow as regular slots. Empty without a pool.
+    fn divide_accelerated_pool(&self, snapshot: &Snapshot<'_>, map_capacity: u32) -> Vec<PoolShare> {
+        use crate::adaptive::hardware::{classify, extra_regular_slots, Affinity};
+        use crate::model::MapPoolStats as P;
+        let mut left = self.accelerated_slots.min(map_capacity);
+        if left == 0 {
+            return Vec::new();
+        }
+        let reduce_slots = match snapshot.cluster.mode {
+            PoolMode::Split => snapshot.cluster.reduce_slots,
+            PoolMode::Shared => snapshot.cluster.total_slots(),
+        };
+        let mut shares = Vec::new();
+        // (lateness class, urgency, rank, job, µ_reg, µ_acc, accelerated slots needed)
+        let mut accelerable: Vec<(u8, f64, usize, JobId, f64, f64, u32)> = Vec::new();
+        for (rank, job) in snapshot.active_jobs().enumerate() {
+            let m = job.phase(Phase::Map);
+            let pending = if job.runnable(Phase::Map) { m.pending } else { 0 };
+            let pools = &job.map_pools;
+            if pending == 0 && pools.running[P::ACCELERATED] == 0 {
+                continue;
+            }
+            let (mu_reg, mu_acc) = (pools.mean_ms(P::REGULAR), pools.mean_ms(P::ACCELERATED));
+            match (classify(mu_reg, mu_acc, self.cfg.speedup_threshold), mu_reg, mu_acc) {
+                (Affinity::Calibrating, _, _) => {
+                    let on_acc = u32::from(pools.finished[P::ACCELERATED] == 0) * pools.running[P::ACCELERATED].max(1);
+                    let on_acc = on_acc.min(pools.running[P::ACCELERATED] + pending).min(left);
+                    let reg_missing = pools.finished[P::REGULAR] == 0 && pools.running[P::REGULAR] == 0;
+                    let floor = on_acc + u32::from(reg_missing && pending > on_acc);
+                    left -= on_acc;
+                    shares.push(PoolShare { job: job.id, accelerated: on_acc, map_total: None, map_floor: floor });
+                }
+                (Affinity::Accelerable, Some(reg), Some(acc)) => {
+                    let running = pools.running[P::ACCELERATED];
+                    let most = running + pending;
+                    let goal = phase_goal(job, Phase::Map, reduce_slots, self.cfg.reduce_cost_ratio);
+                    let (class, need) = match goal {
+                        Some(g) if g > snapshot.now => {
+                            // Eq. 2 over the accelerated pool's tasks; their summed age is apportioned
+                            // from the phase's by the share of running maps on the pool (gap 9).
+                            let share = running as f64 / m.running.max(1) as f64;
+                            let elapsed = m.running_elapsed_ms(snapshot.now) as f64 * share;
+                            let s_req = slots_required(acc, running, elapsed, pending, (g - snapshot.now) as f64);
+                            (1, (s_req + running as f64).ceil().clamp(0.0, most as f64))
+                        }
+                        Some(_) => (0, most as f64),
+                        None => (2, most as f64),
+                    };
+                    accelerable.push((class, need - running as f64, rank, job.id, reg, acc, need as u32));
+                }
+                _ => {}
+            }
+        }
+        accelerable.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.total_cmp(&a.1)).then(a.2.cmp(&b.2)));
+        for (_, _, _, job, reg, acc, need) in accelerable {
+            let given = need.min(left);
+            left -= given;
+            let demand =
+                snapshot.job(job).phase(Phase::Map).pending + snapshot.job(job).map_pools.running[P::ACCELERATED];
+            let extra = extra_regular_slots(reg, acc, need as f64, given).ceil() as u32;
+            let total = (given + extra).min(demand.max(given));
+            shares.push(PoolShare { job, accelerated: given, map_total: Some(total), map_floor: 0 });
+        }
+        shares
     }
 
     fn claim(&self, snapshot: &Snapshot<'_>, job: &JobState, phase: Phase, pool: &Pool, rank: usize) -> Option<Claim> {
@@ -272,7 +377,13 @@ impl Policy for AdaptivePolicy {
         "adaptive"
     }
 
+    fn on_accelerated_capacity(&mut self, map_slots: u32) {
+        self.accelerated_slots = map_slots;
+    }
+
     fn plan(&mut self, snapshot: &Snapshot<'_>) -> Plan {
+        let map_capacity = snapshot.cluster.pools().find(|p| p.phases.contains(&Phase::Map)).map_or(0, |p| p.capacity);
+        let shares = self.divide_accelerated_pool(snapshot, map_capacity);
         let mut claims_by_pool = Vec::new();
         let mut job_priority: Vec<(u8, f64, usize, JobId)> = Vec::new();
         let mut waits: Vec<(JobId, u32)> = Vec::new();
@@ -300,8 +411,17 @@ impl Policy for AdaptivePolicy {
         for (job, w) in waits {
             builder.set_locality_wait(job, w);
         }
-        for (pool, claims) in claims_by_pool {
+        for share in &shares {
+            builder.set_accelerated_target(share.job, share.accelerated);
+        }
+        for (pool, mut claims) in claims_by_pool {
             let mut free = pool.capacity;
+            let fixed = |job: JobId| shares.iter().find(|s| s.job == job).and_then(|s| s.map_total);
+            if pool.phases.contains(&Phase::Map) {
+                // Accelerable jobs' maps were divided by the accelerated pool; the greedy shares the rest.
+                claims.retain(|c| c.phase != Phase::Map || fixed(c.job).is_none());
+                free = free.saturating_sub(shares.iter().filter_map(|s| s.map_total).sum());
+            }
             let mut heap: BinaryHeap<Claim> = claims.into_iter().collect();
             let mut done: Vec<Claim> = Vec::new();
             while free > 0 {
@@ -324,6 +444,19 @@ impl Policy for AdaptivePolicy {
                         t[c.phase.idx()] = c.given;
                         targets.push((c.job, t));
                     }
+                }
+            }
+            if pool.phases.contains(&Phase::Map) {
+                for share in &shares {
+                    let i = match targets.iter().position(|t| t.0 == share.job) {
+                        Some(i) => i,
+                        None => {
+                            targets.push((share.job, [0, 0]));
+                            targets.len() - 1
+                        }
+                    };
+                    let t = &mut targets[i].1[Phase::Map.idx()];
+                    *t = share.map_total.unwrap_or(*t).max(share.map_floor);
                 }
             }
             for (job, t) in targets {
@@ -608,5 +741,121 @@ mod tests {
         let plan = AdaptivePolicy::new(AdaptiveConfig::default()).plan(&snap);
         assert_eq!(plan.entry(JobId(1)).unwrap().target, [4, 0]);
         assert_eq!(plan.entry(JobId(0)).unwrap().target, [0, 0]);
+    }
+
+    /// An engine running `adaptive` with hardware affinity: one accelerated node `acc` (2 map slots),
+    /// three regular nodes (2 map slots each), and two jobs of 40 maps with a goal at 1000 s.
+    fn hardware_engine() -> (Engine, NodeId, NodeId, JobId, JobId) {
+        let cfg = EngineConfig::from_pairs([
+            ("circumflex.policy", "adaptive"),
+            ("circumflex.adaptive.accelerated.hosts", "acc"),
+        ])
+        .unwrap();
+        let mut e = Engine::new(cfg).unwrap();
+        let acc = e.add_node("acc", "/r", 2, 0);
+        let reg = e.add_node("reg0", "/r", 2, 0);
+        e.add_node("reg1", "/r", 2, 0);
+        e.add_node("reg2", "/r", 2, 0);
+        assert!(e.nodes()[acc.0 as usize].accelerated && !e.nodes()[reg.0 as usize].accelerated);
+        assert_eq!(e.accelerated_map_slots(), 2);
+        let mut spec = JobSpec::new(0, 40, 0);
+        spec.goal_ms = Some(1_000_000);
+        let a = e.submit(spec.clone(), 0).unwrap().0;
+        let b = e.submit(spec, 0).unwrap().0;
+        (e, acc, reg, a, b)
+    }
+
+    fn offered(choices: &[crate::engine::Choice], job: JobId) -> u32 {
+        choices.iter().filter(|c| c.job == job && c.phase == Phase::Map).map(|c| c.count).sum()
+    }
+
+    #[test]
+    fn calibration_runs_one_map_on_each_pool_then_classifies() {
+        let (mut e, acc, reg, a, b) = hardware_engine();
+        e.replan(0);
+        // Both jobs calibrate: one accelerated slot each, served before the deficit passes.
+        assert_eq!(e.plan().accelerated_targets, vec![(a, 1), (b, 1)]);
+        let choices = e.node_update(acc, [2, 0], 0).unwrap().to_vec();
+        assert_eq!((offered(&choices, a), offered(&choices, b)), (1, 1));
+        for j in [a, b] {
+            e.task_started(j, Phase::Map, acc, Locality::Any, 0).unwrap();
+            e.task_started(j, Phase::Map, reg, Locality::Any, 0).unwrap();
+        }
+        // Job a gains 10x on the accelerator, job b (I/O-bound) nothing.
+        e.task_finished(a, Phase::Map, acc, 10_000, true, 10_000).unwrap();
+        e.task_finished(b, Phase::Map, acc, 100_000, true, 100_000).unwrap();
+        e.task_finished(a, Phase::Map, reg, 100_000, true, 100_000).unwrap();
+        e.task_finished(b, Phase::Map, reg, 100_000, true, 100_000).unwrap();
+        let pools = e.job(a).unwrap().map_pools;
+        assert_eq!((pools.finished, pools.finished_ms_sum, pools.running), ([1, 1], [100_000, 10_000], [0, 0]));
+        e.replan(100_000);
+        // Job a is accelerable: 38 maps of 10 s in 900 s need 1 accelerated slot (Eq. 2), which the
+        // pool holds, so Eq. 3 asks for no regular slot. Job b is regular and unlisted.
+        let plan = e.plan().clone();
+        assert_eq!(plan.accelerated_targets, vec![(a, 1)]);
+        assert_eq!(plan.entry(a).unwrap().target[0], 1);
+        // The accelerated node serves job a first; a regular node gives it nothing beyond Eq. 3.
+        let choices = e.node_update(acc, [2, 0], 100_000).unwrap().to_vec();
+        assert_eq!(offered(&choices, a), 1);
+        let choices = e.node_update(reg, [2, 0], 100_000).unwrap().to_vec();
+        assert_eq!((offered(&choices, a), offered(&choices, b)), (0, 2), "{choices:?}");
+    }
+
+    #[test]
+    fn accelerable_job_overflows_to_regular_slots_by_equation_3() {
+        let (mut e, acc, reg, a, b) = hardware_engine();
+        e.finish_job(b, 0).unwrap();
+        e.task_started(a, Phase::Map, acc, Locality::Any, 0).unwrap();
+        e.task_started(a, Phase::Map, reg, Locality::Any, 0).unwrap();
+        e.task_finished(a, Phase::Map, acc, 50_000, true, 50_000).unwrap();
+        e.task_finished(a, Phase::Map, reg, 100_000, true, 100_000).unwrap();
+        // 38 maps of 50 s accelerated in 100 s: Eq. 2 asks 19 accelerated slots, the pool has 2,
+        // so Eq. 3 adds (100/50)·(19 − 2) = 34 regular slots: 36 in all.
+        e.replan(900_000);
+        assert_eq!(e.plan().accelerated_targets, vec![(a, 2)]);
+        assert_eq!(e.plan().entry(a).unwrap().target[0], 36);
+        let choices = e.node_update(reg, [2, 0], 900_000).unwrap().to_vec();
+        assert_eq!(offered(&choices, a), 2);
+    }
+
+    proptest! {
+        #[test]
+        fn accelerated_targets_fit_the_pool_and_the_job_target(
+            acc_slots in 0u32..6,
+            specs in prop::collection::vec((1u32..40, 0u32..3, 0u32..3, 1i64..200, 1i64..200), 1..6),
+        ) {
+            // Jobs with (pending, running on regular, running on accelerated, µ_reg s, µ_acc s).
+            let mut jobs = Vec::new();
+            let mut held = 0;
+            for (i, &(pending, run_reg, run_acc, reg, acc)) in specs.iter().enumerate() {
+                let mut j = job(i as u32, 0, Some(600_000), pending + run_reg + run_acc + 2, 2, run_reg + run_acc);
+                j.map_pools.running = [run_reg, run_acc];
+                j.map_pools.finished = [1, 1];
+                j.map_pools.finished_ms_sum = [reg * 1000, acc * 1000];
+                held += run_reg + run_acc;
+                jobs.push(j);
+            }
+            let cap = held + acc_slots + 4;
+            let active: Vec<JobId> = jobs.iter().map(|j| j.id).collect();
+            let cluster = ClusterView { map_slots: cap, reduce_slots: 0, mode: PoolMode::Split, nodes: 1 };
+            let mut policy = AdaptivePolicy::new(AdaptiveConfig::default());
+            policy.on_accelerated_capacity(acc_slots);
+            let plan = policy.plan(&Snapshot { now: 10_000, cluster, jobs: &jobs, active: &active });
+            let listed: u32 = plan.accelerated_targets.iter().map(|t| t.1).sum();
+            prop_assert!(listed <= acc_slots);
+            for &(job, n) in &plan.accelerated_targets {
+                let j = snap_job(&jobs, job);
+                let speedup = j.map_pools.mean_ms(0).unwrap() / j.map_pools.mean_ms(1).unwrap();
+                prop_assert!(speedup > 1.5, "only accelerable jobs are listed once calibrated");
+                prop_assert!(plan.entry(job).unwrap().target[0] >= n);
+            }
+            if acc_slots == 0 {
+                prop_assert!(plan.accelerated_targets.is_empty());
+            }
+        }
+    }
+
+    fn snap_job(jobs: &[JobState], id: JobId) -> &JobState {
+        &jobs[id.0 as usize]
     }
 }
