@@ -50,8 +50,10 @@
 //! finished there) and a map target of at least one more for the regular pool. Accelerable jobs then
 //! take the pool by Eq. 2, late jobs first, then the largest unmet need; the accelerated need the
 //! pool cannot hold becomes regular slots by Eq. 3, and that sum is the job's whole map target (the
-//! general greedy divides the rest of the map pool among everyone else). Regular jobs are not
-//! listed: they take accelerated slots the accelerable jobs leave, through the deficit passes.
+//! general greedy divides the rest of the map pool among everyone else). The pool's slots left after
+//! the goals go to accelerable jobs too (same order, up to the maps they can run): they prefer it.
+//! Regular jobs are not listed: they take accelerated slots no accelerable job can use, through the
+//! deficit passes.
 //! Decisions (gap 9): Eq. 2's summed age of running accelerated maps is the phase's summed age times
 //! their share of the running maps (the engine keeps the sum per phase only); Eq. 3 converts the
 //! need beyond what is left of the pool for this job (not its whole capacity), so two accelerable
@@ -312,14 +314,23 @@ impl AdaptivePolicy {
             }
         }
         accelerable.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.total_cmp(&a.1)).then(a.2.cmp(&b.2)));
-        for (_, _, _, job, reg, acc, need) in accelerable {
+        let first = shares.len();
+        for &(_, _, _, job, reg, acc, need) in &accelerable {
             let given = need.min(left);
             left -= given;
-            let demand =
-                snapshot.job(job).phase(Phase::Map).pending + snapshot.job(job).map_pools.running[P::ACCELERATED];
             let extra = extra_regular_slots(reg, acc, need as f64, given).ceil() as u32;
-            let total = (given + extra).min(demand.max(given));
-            shares.push(PoolShare { job, accelerated: given, map_total: Some(total), map_floor: 0 });
+            shares.push(PoolShare { job, accelerated: given, map_total: Some(given + extra), map_floor: 0 });
+        }
+        // What the goals leave of the pool goes to accelerable jobs too, in the same order, up to the
+        // maps they can run: they prefer the pool, and regular jobs get what no accelerable job can use.
+        for share in &mut shares[first..] {
+            let j = snapshot.job(share.job);
+            let pending = if j.runnable(Phase::Map) { j.phase(Phase::Map).pending } else { 0 };
+            let more = (j.map_pools.running[P::ACCELERATED] + pending).saturating_sub(share.accelerated).min(left);
+            left -= more;
+            share.accelerated += more;
+            let all = j.phase(Phase::Map).running + pending;
+            share.map_total = share.map_total.map(|t| (t + more).min(all.max(share.accelerated)));
         }
         shares
     }
@@ -790,13 +801,14 @@ mod tests {
         assert_eq!((pools.finished, pools.finished_ms_sum, pools.running), ([1, 1], [100_000, 10_000], [0, 0]));
         e.replan(100_000);
         // Job a is accelerable: 38 maps of 10 s in 900 s need 1 accelerated slot (Eq. 2), which the
-        // pool holds, so Eq. 3 asks for no regular slot. Job b is regular and unlisted.
+        // pool holds, so Eq. 3 asks for no regular slot; the pool's other slot is left over and goes
+        // to job a too (it prefers the pool). Job b is regular and unlisted.
         let plan = e.plan().clone();
-        assert_eq!(plan.accelerated_targets, vec![(a, 1)]);
-        assert_eq!(plan.entry(a).unwrap().target[0], 1);
+        assert_eq!(plan.accelerated_targets, vec![(a, 2)]);
+        assert_eq!(plan.entry(a).unwrap().target[0], 2);
         // The accelerated node serves job a first; a regular node gives it nothing beyond Eq. 3.
         let choices = e.node_update(acc, [2, 0], 100_000).unwrap().to_vec();
-        assert_eq!(offered(&choices, a), 1);
+        assert_eq!(offered(&choices, a), 2);
         let choices = e.node_update(reg, [2, 0], 100_000).unwrap().to_vec();
         assert_eq!((offered(&choices, a), offered(&choices, b)), (0, 2), "{choices:?}");
     }
