@@ -209,10 +209,11 @@ impl Engine {
     /// `map_slots` and 0). Returns its id.
     pub fn add_node(&mut self, name: &str, rack: &str, map_slots: u32, reduce_slots: u32) -> NodeId {
         let id = NodeId(self.nodes.len() as u32);
-        let accelerated = self
-            .config
-            .param(crate::adaptive::hardware::KEY_ACCELERATED_HOSTS)
-            .is_some_and(|hosts| hosts.split(',').any(|h| h.trim() == name));
+        let accelerated = self.config.param(crate::adaptive::hardware::KEY_ACCELERATED_HOSTS).is_some_and(|hosts| {
+            // YARN names nodes `host:port` when the RM includes ports in node names; match the host too.
+            let host = name.rsplit_once(':').filter(|(_, port)| port.parse::<u16>().is_ok()).map_or(name, |(h, _)| h);
+            hosts.split(',').map(str::trim).any(|h| h == name || h == host)
+        });
         self.nodes.push(NodeState {
             id,
             name: name.to_string(),

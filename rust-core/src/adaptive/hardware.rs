@@ -7,7 +7,8 @@
 //! - `circumflex.adaptive.accelerated.hosts`: comma-separated host names of the accelerated pool
 //!   (MRv1: TaskTracker hosts; YARN: NodeManager hosts). Blank entries are ignored; a name may not
 //!   contain whitespace.
-//! - `circumflex.adaptive.accelerated.label`: on YARN, a node label whose nodes join the pool too.
+//! - `circumflex.adaptive.accelerated.label`: on YARN, a node label whose nodes join the pool too
+//!   (validated, but not yet read by the YARN shim: see `docs/adaptive.md`).
 //! - `circumflex.adaptive.speedup.threshold`: a job is accelerable when `µ_reg / µ_acc` exceeds it.
 //!
 //! Decisions where the thesis is silent (gap 9):

@@ -765,6 +765,10 @@ mod tests {
         let mut e = Engine::new(cfg).unwrap();
         let acc = e.add_node("acc", "/r", 2, 0);
         let reg = e.add_node("reg0", "/r", 2, 0);
+        // A YARN node name with its port is matched by host; an unlisted host is not.
+        let yarn = e.add_node("acc:8041", "/r", 0, 0);
+        let other = e.add_node("acc2:8041", "/r", 0, 0);
+        assert!(e.nodes()[yarn.0 as usize].accelerated && !e.nodes()[other.0 as usize].accelerated);
         e.add_node("reg1", "/r", 2, 0);
         e.add_node("reg2", "/r", 2, 0);
         assert!(e.nodes()[acc.0 as usize].accelerated && !e.nodes()[reg.0 as usize].accelerated);
