@@ -14,6 +14,19 @@
 //! no job is under target, spare slots go to runnable jobs in plan order (work conservation).
 //! Map slots obey delay scheduling: a job may skip `node_locality_delay` offers waiting for a
 //! node-local slot, then `rack_locality_delay` more for rack-local, before taking any slot.
+//! A plan may replace that rule per job ([`Plan::locality_waits`], the Adaptive Scheduler's data
+//! affinity): such a job's map tasks each wait at most its own number of offers for a node-local
+//! slot, then take any; every launch starts the next task's count from zero.
+//!
+//! **Hardware affinity** (the Adaptive Scheduler's accelerated pool): a node is accelerated when its
+//! host name is listed in `circumflex.adaptive.accelerated.hosts` at [`Engine::add_node`] (or the host
+//! marks it with [`Engine::set_node_accelerated`], e.g. from a YARN node label). The engine counts
+//! each job's running and finished maps per pool ([`crate::model::MapPoolStats`]). A plan's
+//! [`Plan::accelerated_targets`] are honoured before the deficit passes: on an accelerated node the
+//! listed jobs below their accelerated target get the map slots first (in list order, any locality:
+//! accelerated work is CPU-bound); on a regular node a listed job takes maps only up to the rest of
+//! its map target (Eq. 3's overflow), also in the work-conserving pass, so an accelerable job does
+//! not spread over regular nodes beyond what its goal asks for.
 //!
 //! **Hot path invariant:** `node_update` never re-plans and allocates only when a `BTreeSet`
 //! node splits; it is `O(k log n)` for `k` choices over `n` indexed (job, phase) entries. The
@@ -61,6 +74,8 @@ pub struct NodeState {
     pub running: [u32; 2],
     /// False once removed.
     pub alive: bool,
+    /// Member of the accelerated pool (hardware affinity).
+    pub accelerated: bool,
 }
 
 /// Counters for observability and benchmarks.
@@ -110,6 +125,10 @@ pub struct Engine {
     rank: Vec<u32>,
     target: Vec<[u32; 2]>,
     skips: Vec<u32>,
+    /// Per job: the plan's locality wait, replacing the global delays (`None` = global rule).
+    locality_wait: Vec<Option<u32>>,
+    /// Per job: the plan's accelerated-pool map target (`None` = not listed, unrestricted).
+    accel_target: Vec<Option<u32>>,
     index: Vec<[IndexSlot; 2]>,
     /// Per phase: (relative allocation, rank, phase, job) of runnable entries below target.
     /// One set per phase so a heartbeat never walks entries of a phase it has no slot for.
@@ -154,6 +173,8 @@ impl Engine {
             rank: Vec::new(),
             target: Vec::new(),
             skips: Vec::new(),
+            locality_wait: Vec::new(),
+            accel_target: Vec::new(),
             index: Vec::new(),
             under: [BTreeSet::new(), BTreeSet::new()],
             spare: [BTreeSet::new(), BTreeSet::new()],
@@ -188,6 +209,11 @@ impl Engine {
     /// `map_slots` and 0). Returns its id.
     pub fn add_node(&mut self, name: &str, rack: &str, map_slots: u32, reduce_slots: u32) -> NodeId {
         let id = NodeId(self.nodes.len() as u32);
+        let accelerated = self.config.param(crate::adaptive::hardware::KEY_ACCELERATED_HOSTS).is_some_and(|hosts| {
+            // YARN names nodes `host:port` when the RM includes ports in node names; match the host too.
+            let host = name.rsplit_once(':').filter(|(_, port)| port.parse::<u16>().is_ok()).map_or(name, |(h, _)| h);
+            hosts.split(',').map(str::trim).any(|h| h == name || h == host)
+        });
         self.nodes.push(NodeState {
             id,
             name: name.to_string(),
@@ -195,9 +221,24 @@ impl Engine {
             capacity: [map_slots, reduce_slots],
             running: [0, 0],
             alive: true,
+            accelerated,
         });
         self.dirty = true;
         id
+    }
+
+    /// Puts a node in or out of the accelerated pool (hosts that know it otherwise, e.g. a YARN
+    /// node label equal to `circumflex.adaptive.accelerated.label`).
+    pub fn set_node_accelerated(&mut self, node: NodeId, accelerated: bool) -> Result<()> {
+        let n = self.node_mut(node)?;
+        n.accelerated = accelerated;
+        self.dirty = true;
+        Ok(())
+    }
+
+    /// Map slots (shared mode: slots) of live accelerated nodes.
+    pub fn accelerated_map_slots(&self) -> u32 {
+        self.nodes.iter().filter(|n| n.alive && n.accelerated).map(|n| n.capacity[0]).sum()
     }
 
     /// Changes a node's capacity.
@@ -256,6 +297,8 @@ impl Engine {
         self.rank.push(u32::MAX);
         self.target.push([0, 0]);
         self.skips.push(0);
+        self.locality_wait.push(None);
+        self.accel_target.push(None);
         self.index.push([IndexSlot::default(); 2]);
         self.active.push(id);
         let admission = {
@@ -329,8 +372,13 @@ impl Engine {
         now: Time,
     ) -> Result<()> {
         let slot = self.slot_of(phase);
-        self.node_mut(node)?.running[slot] += 1;
+        let n = self.node_mut(node)?;
+        n.running[slot] += 1;
+        let pool = usize::from(n.accelerated);
         let j = self.job_mut(job)?;
+        if phase == Phase::Map {
+            j.map_pools.running[pool] += 1;
+        }
         let p = j.phase_mut(phase);
         p.pending = p.pending.saturating_sub(1);
         p.running += 1;
@@ -340,6 +388,7 @@ impl Engine {
         if phase == Phase::Map {
             // Delay scheduling: the job's allowed level becomes the level it just launched at.
             self.skips[job.0 as usize] = match locality {
+                _ if self.locality_wait[job.0 as usize].is_some() => 0,
                 Locality::Node => 0,
                 Locality::Rack => self.config.node_locality_delay,
                 Locality::Any => self.config.node_locality_delay + self.config.rack_locality_delay,
@@ -361,13 +410,24 @@ impl Engine {
         now: Time,
     ) -> Result<()> {
         let slot = self.slot_of(phase);
+        let mut pool = 0;
         if let Some(n) = self.nodes.get_mut(node.0 as usize) {
             n.running[slot] = n.running[slot].saturating_sub(1);
+            pool = usize::from(n.accelerated);
         }
         let log_finishes = self.policy.needs_task_finish_times();
         let j = self.job_mut(job)?;
         if success && log_finishes {
             j.task_finish_ms[phase.idx()].push(now);
+        }
+        if phase == Phase::Map {
+            let mp = &mut j.map_pools;
+            mp.running[pool] = mp.running[pool].saturating_sub(1);
+            if success {
+                mp.finished[pool] += 1;
+                mp.finished_ms_sum[pool] =
+                    mp.finished_ms_sum[pool].saturating_add(duration_ms.clamp(0, crate::model::MAX_TASK_MS));
+            }
         }
         let p = j.phase_mut(phase);
         if p.running > 0 {
@@ -442,6 +502,8 @@ impl Engine {
     /// Computes a new plan now and rebuilds the assignment index.
     pub fn replan(&mut self, now: Time) {
         let started = Instant::now();
+        let accelerated = self.accelerated_map_slots();
+        self.policy.on_accelerated_capacity(accelerated);
         let plan = {
             let snap = Snapshot { now, cluster: self.cluster(), jobs: &self.jobs, active: &self.active };
             self.policy.plan(&snap)
@@ -449,6 +511,18 @@ impl Engine {
         for &id in &self.active {
             self.rank[id.0 as usize] = u32::MAX;
             self.target[id.0 as usize] = [0, 0];
+            self.locality_wait[id.0 as usize] = None;
+            self.accel_target[id.0 as usize] = None;
+        }
+        for &(job, slots) in &plan.accelerated_targets {
+            if let Some(slot) = self.accel_target.get_mut(job.0 as usize) {
+                *slot = Some(slots);
+            }
+        }
+        for &(job, waits) in &plan.locality_waits {
+            if let Some(slot) = self.locality_wait.get_mut(job.0 as usize) {
+                *slot = Some(waits);
+            }
         }
         for (r, e) in plan.entries.iter().enumerate() {
             if let Some(slot) = self.rank.get_mut(e.job.0 as usize) {
@@ -550,6 +624,9 @@ impl Engine {
             return Locality::Any;
         }
         let s = self.skips[job.0 as usize];
+        if let Some(waits) = self.locality_wait[job.0 as usize] {
+            return if s < waits { Locality::Node } else { Locality::Any };
+        }
         if s < self.config.node_locality_delay {
             Locality::Node
         } else if s < self.config.node_locality_delay + self.config.rack_locality_delay {
@@ -585,6 +662,10 @@ impl Engine {
         }
         // Offers with restricted locality may not fit; allow that many extra fallbacks.
         let max_choices = (2 * total_free as usize + 8).min(1024);
+        let accelerated = self.nodes[node.0 as usize].accelerated;
+        if accelerated {
+            self.accelerated_choices(&mut budget, shared, max_choices);
+        }
 
         // Pass 1: under-allocated entries, most under-allocated first, one slot at a time.
         while self.choices.len() < max_choices && budget.iter().any(|&b| b > 0) {
@@ -602,6 +683,9 @@ impl Engine {
                 }
             };
             self.touched[t].1 = None;
+            if !accelerated && phase == Phase::Map && self.regular_allowance_used(job) {
+                continue;
+            }
             let locality = self.allowed_locality(job, phase);
             let j = &self.jobs[jid as usize];
             let already =
@@ -641,6 +725,13 @@ impl Engine {
                 if pending <= already {
                     continue;
                 }
+                let pending = match self.regular_allowance(job) {
+                    Some(allow) if !accelerated && phase == Phase::Map => pending.min(allow),
+                    _ => pending,
+                };
+                if pending <= already {
+                    continue;
+                }
                 let locality = self.allowed_locality(job, phase);
                 if locality != Locality::Any && already > 0 {
                     // Already offered at restricted locality in pass 1: one skip per heartbeat.
@@ -667,6 +758,45 @@ impl Engine {
             self.under[ph as usize].insert(orig);
         }
         Ok(&self.choices)
+    }
+
+    /// Maps `job` may still start on regular nodes under its plan's accelerated target (`None` =
+    /// unrestricted), counting this heartbeat's choices so far as started.
+    fn regular_allowance(&self, job: JobId) -> Option<u32> {
+        let ji = job.0 as usize;
+        let acc = self.accel_target[ji]?;
+        let allow = self.target[ji][Phase::Map.idx()].saturating_sub(acc);
+        Some(allow.saturating_sub(self.jobs[ji].map_pools.running[0]))
+    }
+
+    /// Whether `job` may start no more maps on regular nodes in this heartbeat.
+    fn regular_allowance_used(&self, job: JobId) -> bool {
+        let Some(allow) = self.regular_allowance(job) else { return false };
+        let already: u32 = self.choices.iter().filter(|c| c.job == job && c.phase == Phase::Map).map(|c| c.count).sum();
+        already >= allow
+    }
+
+    /// Hardware affinity, before the deficit passes on an accelerated node: jobs listed in
+    /// [`Plan::accelerated_targets`] below their target take the node's map slots, in list order.
+    fn accelerated_choices(&mut self, budget: &mut [u32; 2], shared: bool, max_choices: usize) {
+        for i in 0..self.plan.accelerated_targets.len() {
+            let (job, acc_target) = self.plan.accelerated_targets[i];
+            if budget[0] == 0 || self.choices.len() >= max_choices {
+                return;
+            }
+            let Some(j) = self.jobs.get(job.0 as usize) else { continue };
+            if !j.is_active() || !j.runnable(Phase::Map) {
+                continue;
+            }
+            let want = acc_target.saturating_sub(j.map_pools.running[1]).min(j.phase(Phase::Map).pending);
+            let count = want.min(budget[0]);
+            if count > 0 {
+                self.push_choice_n(job, Phase::Map, count, Locality::Any);
+                for _ in 0..count {
+                    Self::spend(budget, shared, Phase::Map);
+                }
+            }
+        }
     }
 
     /// [`AssignmentRule::StrictPriority`]: walk the plan in rank order. Maps: each runnable job in

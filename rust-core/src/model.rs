@@ -596,6 +596,34 @@ pub struct JobState {
     /// policy asks for it (`Policy::needs_task_finish_times`).
     #[serde(default, skip_serializing_if = "task_log_is_empty")]
     pub task_finish_ms: [Vec<Time>; 2],
+    /// Map tasks per node pool (hardware affinity): index 0 regular nodes, 1 accelerated nodes.
+    #[serde(default)]
+    pub map_pools: MapPoolStats,
+}
+
+/// Map tasks of one job split by node pool, indexed by [`MapPoolStats::REGULAR`] and
+/// [`MapPoolStats::ACCELERATED`]; kept by the engine for the Adaptive Scheduler's calibration.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MapPoolStats {
+    /// Running map tasks per pool.
+    pub running: [u32; 2],
+    /// Successfully finished map tasks per pool.
+    pub finished: [u32; 2],
+    /// Summed durations of those finished maps per pool, ms.
+    pub finished_ms_sum: [Time; 2],
+}
+
+impl MapPoolStats {
+    /// Index of the regular pool.
+    pub const REGULAR: usize = 0;
+    /// Index of the accelerated pool.
+    pub const ACCELERATED: usize = 1;
+
+    /// Mean finished map length on `pool` in ms, if a map finished there.
+    pub fn mean_ms(&self, pool: usize) -> Option<f64> {
+        let n = *self.finished.get(pool)?;
+        (n > 0).then(|| self.finished_ms_sum[pool] as f64 / n as f64)
+    }
 }
 
 fn task_log_is_empty(log: &[Vec<Time>; 2]) -> bool {
@@ -621,6 +649,7 @@ impl JobState {
             finished_ms: None,
             reduces_ready_override: None,
             task_finish_ms: [Vec::new(), Vec::new()],
+            map_pools: MapPoolStats::default(),
         }
     }
 

@@ -184,6 +184,17 @@ pub struct Plan {
     /// policies that do not model flows (FlowFlex fills it).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub flows: Vec<PlanFlow>,
+    /// Per-job locality waits that replace the engine's global delay scheduling for those jobs:
+    /// `(job, n)` lets each map task of `job` skip at most `n` offers waiting for a node-local slot,
+    /// then take any slot (no rack level). Empty for policies that leave locality to the engine.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub locality_waits: Vec<(JobId, u32)>,
+    /// Hardware affinity: `(job, n)` says `job` should run `n` of its map slots on accelerated
+    /// nodes, and the rest of its map target on regular ones. On an accelerated node the listed jobs
+    /// below `n` are served first, in list order; on a regular node a listed job takes maps only
+    /// while its regular-node maps are below `target[map] - n`. Unlisted jobs are unrestricted.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub accelerated_targets: Vec<(JobId, u32)>,
 }
 
 /// A flow as a flow-aware policy saw it when planning.
@@ -246,11 +257,7 @@ impl<'a> PlanBuilder<'a> {
         for &id in snapshot.active {
             push(id, &mut entries, &mut pos);
         }
-        PlanBuilder {
-            snapshot,
-            plan: Plan { computed_at: snapshot.now, entries, rule: AssignmentRule::Deficit, flows: Vec::new() },
-            pos,
-        }
+        PlanBuilder { snapshot, plan: Plan { computed_at: snapshot.now, entries, ..Plan::default() }, pos }
     }
 
     /// Sets the job's target in `pool` to `slots`. In a shared pool the slots go to runnable
@@ -293,6 +300,22 @@ impl<'a> PlanBuilder<'a> {
         self.plan.rule = rule;
     }
 
+    /// Sets `job`'s locality wait (see [`Plan::locality_waits`]).
+    pub fn set_locality_wait(&mut self, job: JobId, waits: u32) {
+        match self.plan.locality_waits.iter_mut().find(|w| w.0 == job) {
+            Some(w) => w.1 = waits,
+            None => self.plan.locality_waits.push((job, waits)),
+        }
+    }
+
+    /// Sets `job`'s accelerated-pool map target (see [`Plan::accelerated_targets`]).
+    pub fn set_accelerated_target(&mut self, job: JobId, slots: u32) {
+        match self.plan.accelerated_targets.iter_mut().find(|w| w.0 == job) {
+            Some(w) => w.1 = slots,
+            None => self.plan.accelerated_targets.push((job, slots)),
+        }
+    }
+
     /// Records the policy's predicted completion for `job`.
     pub fn set_predicted_completion(&mut self, job: JobId, at: Time) {
         if let Some(&p) = self.pos.get(job.0 as usize) {
@@ -322,6 +345,10 @@ pub trait Policy: Send {
 
     /// Computes the plan for the snapshot.
     fn plan(&mut self, snapshot: &Snapshot<'_>) -> Plan;
+
+    /// Told before each plan how many map slots (shared mode: slots) live accelerated nodes hold
+    /// (hardware affinity; 0 when no node is accelerated). Default: ignored.
+    fn on_accelerated_capacity(&mut self, _map_slots: u32) {}
 
     /// Told when a job finishes (for feedback controllers and learned estimates). Default: nothing.
     fn on_job_finished(&mut self, _snapshot: &Snapshot<'_>, _job: JobId) {}

@@ -126,3 +126,19 @@ fn reproduce_flowflex_writes_the_report_folder() {
     assert!(!bad.status.success() && String::from_utf8_lossy(&bad.stderr).contains("--max-flows"));
     let _ = fs::remove_dir_all(&out);
 }
+
+#[test]
+fn reproduce_adaptive_ch3_writes_its_report_folder() {
+    let out = scratch("adaptive-ch3");
+    let run = circumflex(&["reproduce", "adaptive-ch3", "--seeds", "1", "--out", out.to_str().unwrap()]);
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let report = fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(report.contains("J4 Join") && report.contains("Basic Adaptive"), "{report}");
+    assert!(fs::read_to_string(out.join("COMMAND"))
+        .unwrap()
+        .starts_with("circumflex reproduce adaptive-ch3 --seeds 1"));
+    for svg in ["slots-adaptive-a.svg", "slots-fair.svg", "goals.svg", "locality.svg"] {
+        assert!(fs::read_to_string(out.join(svg)).unwrap().starts_with("<svg"), "{svg}");
+    }
+    let _ = fs::remove_dir_all(&out);
+}

@@ -97,6 +97,16 @@ enum Study {
         #[arg(long)]
         render_only: bool,
     },
+    /// Adaptive Scheduler (multi-constraint thesis, chapter 3): experiment 1 (goals) and 2 (data affinity).
+    #[command(name = "adaptive-ch3")]
+    AdaptiveCh3 {
+        /// Seeds 1..=N.
+        #[arg(long, default_value_t = 5)]
+        seeds: u64,
+        /// Output folder.
+        #[arg(long, default_value = "results/adaptive-ch3")]
+        out: PathBuf,
+    },
     /// RTMR (real-time scheduling paper): Workloads I and II, Tables V and VI.
     Rtmr {
         /// Seeds 1..=N.
@@ -521,6 +531,12 @@ fn main_result() -> Result<()> {
             let command = result.command(&out);
             result.write_report(&out, &command, study::DISCUSSION)?;
             eprintln!("wrote {} in {:.1} s", out.display(), result.seconds);
+        }
+        Command::Reproduce { study: Study::AdaptiveCh3 { seeds, out } } => {
+            let started = Instant::now();
+            let command = format!("circumflex reproduce adaptive-ch3 --seeds {seeds} --out {}", out.display());
+            print!("{}", circumflex::adaptive::ch3::write_report(&out, seeds, &command)?);
+            eprintln!("wrote {} in {:.1} s", out.display(), started.elapsed().as_secs_f64());
         }
         Command::Reproduce { study: Study::Rtmr { seeds, estimate_factor, out } } => {
             use circumflex::rtmr::study;

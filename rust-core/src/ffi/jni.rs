@@ -169,6 +169,22 @@ pub extern "system" fn Java_io_circumflex_nativeapi_NativeEngine_nativeRemoveNod
         .resolve::<ThrowCircumflex>()
 }
 
+/// `static native void nativeSetNodeAccelerated(long handle, int node, boolean accelerated)`: puts a
+/// node in or out of the accelerated pool (the YARN shim's node-label match).
+#[no_mangle]
+pub extern "system" fn Java_io_circumflex_nativeapi_NativeEngine_nativeSetNodeAccelerated<'local>(
+    mut env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    handle: jlong,
+    node: jint,
+    accelerated: jboolean,
+) {
+    env.with_env(|_env| -> Result<(), FfiError> {
+        with_handle(handle, |h| ops::set_node_accelerated(h, node, accelerated))
+    })
+    .resolve::<ThrowCircumflex>()
+}
+
 /// `static native void nativeSetNodeCapacity(long handle, int node, int mapSlots, int reduceSlots)`.
 #[no_mangle]
 pub extern "system" fn Java_io_circumflex_nativeapi_NativeEngine_nativeSetNodeCapacity<'local>(

@@ -351,6 +351,12 @@ pub mod ops {
         h.with_engine(|e| Ok(e.remove_node(node, now)?))
     }
 
+    /// Puts a node in or out of the accelerated pool (hardware affinity; YARN node labels).
+    pub fn set_node_accelerated(h: &EngineHandle, node: i32, accelerated: bool) -> Result<(), FfiError> {
+        let node = NodeId(id_arg("node", node)?);
+        h.with_engine(|e| Ok(e.set_node_accelerated(node, accelerated)?))
+    }
+
     /// Changes a node's capacity.
     pub fn set_node_capacity(h: &EngineHandle, node: i32, map_slots: i32, reduce_slots: i32) -> Result<(), FfiError> {
         let node = NodeId(id_arg("node", node)?);
@@ -558,6 +564,20 @@ mod tests {
         assert!(with_handle(0, |_| Ok(())).is_err());
         assert!(with_handle(-7, |_| Ok(())).is_err());
         assert!(with_handle(12345, |_| Ok(())).is_err(), "a made-up address is never dereferenced");
+    }
+
+    #[test]
+    fn nodes_join_the_accelerated_pool_through_the_ops_layer() {
+        let h = fifo();
+        with_handle(h, |e| {
+            let node = ops::add_node(e, "h1", "/r", 2, 0)?;
+            ops::set_node_accelerated(e, node, true)?;
+            assert_eq!(e.with_engine(|eng| Ok(eng.accelerated_map_slots()))?, 2);
+            assert_eq!(ops::set_node_accelerated(e, node + 7, true).unwrap_err().kind(), ErrorKind::UnknownId);
+            Ok(())
+        })
+        .unwrap();
+        close_handle(h).unwrap();
     }
 
     #[test]

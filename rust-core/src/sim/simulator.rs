@@ -476,7 +476,8 @@ impl<'w> Simulation<'w> {
                 Phase::Map => self.pick_map(wi, ni, c.locality),
             };
             let Some((task, locality)) = picked else { break };
-            let duration = self.workload.jobs[wi].durations(c.phase)[task as usize];
+            let accelerated = self.engine.nodes().get(ni).is_some_and(|n| n.accelerated);
+            let duration = self.workload.jobs[wi].duration_on(c.phase, task as usize, accelerated)?;
             self.engine.task_started(c.job, c.phase, NodeId(ni as u32), locality, self.now)?;
             self.nodes[ni].free[pool] -= 1;
             self.running_tasks += 1;

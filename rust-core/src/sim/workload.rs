@@ -14,6 +14,11 @@
 //!   job's tasks vary as real tasks do; the spec's estimate is the job's true mean task time (what a
 //!   well-calibrated submitter or a profiling run would report).
 //! - Zipf-like task counts use `zipf:N:S`, ranks 1..=N with exponent S (heavy-tailed job sizes).
+//! - Hardware affinity: a job's `accel_speedup` (workload JSON key; absent = none) divides each of its
+//!   map durations on accelerated nodes (`circumflex.adaptive.accelerated.hosts`, the simulator's
+//!   nodes are named `node0`, `node1`, ...), rounded to ms and at least 1 ms: a job with accelerated
+//!   code runs it there, others run their plain version at the same speed (thesis §3.4.3). Reduces
+//!   never speed up (the thesis accelerates maps only).
 //! - Deadlines are `arrival + factor × isolated time` (see [`crate::sim::metrics::isolated_time`]), the
 //!   construction of the FLEX and RTMR experiments; weights are drawn uniformly from a list.
 
@@ -35,6 +40,9 @@ pub struct SimJob {
     pub map_ms: Vec<Time>,
     /// True duration of each reduce task, in launch order; its length equals `spec.reduces.tasks`.
     pub reduce_ms: Vec<Time>,
+    /// Speedup of this job's maps on accelerated nodes (`> 0`, finite), if it has accelerated code.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub accel_speedup: Option<f64>,
 }
 
 impl SimJob {
@@ -43,7 +51,20 @@ impl SimJob {
         let mut spec = JobSpec::new(submit_ms, map_ms.len() as u32, reduce_ms.len() as u32);
         spec.maps.task_ms = mean_ms(&map_ms);
         spec.reduces.task_ms = mean_ms(&reduce_ms);
-        SimJob { spec, map_ms, reduce_ms }
+        SimJob { spec, map_ms, reduce_ms, accel_speedup: None }
+    }
+
+    /// The true duration of map or reduce `task` on a node that is (or is not) `accelerated`.
+    pub fn duration_on(&self, phase: Phase, task: usize, accelerated: bool) -> Result<Time> {
+        let d = *self
+            .durations(phase)
+            .get(task)
+            .ok_or_else(|| Error::job("task index", task, "below the phase's task count"))?;
+        match (phase, accelerated, self.accel_speedup) {
+            (Phase::Map, true, Some(s)) if s.is_finite() && s > 0.0 => Ok(((d as f64 / s).round() as Time).max(1)),
+            (Phase::Map, true, Some(s)) => Err(Error::job("accel_speedup", s, "a finite number > 0")),
+            _ => Ok(d),
+        }
     }
 
     /// True durations of `phase`.
@@ -341,6 +362,20 @@ impl SyntheticSpec {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn accelerated_nodes_divide_only_maps_of_jobs_with_a_speedup() {
+        let mut job = SimJob::new(0, vec![100_000, 1], vec![50_000]);
+        assert_eq!(job.duration_on(Phase::Map, 0, true).unwrap(), 100_000, "no accelerated code");
+        job.accel_speedup = Some(25.0);
+        assert_eq!(job.duration_on(Phase::Map, 0, true).unwrap(), 4_000);
+        assert_eq!(job.duration_on(Phase::Map, 1, true).unwrap(), 1, "at least 1 ms");
+        assert_eq!(job.duration_on(Phase::Map, 0, false).unwrap(), 100_000);
+        assert_eq!(job.duration_on(Phase::Reduce, 0, true).unwrap(), 50_000, "reduces never speed up");
+        assert!(job.duration_on(Phase::Map, 2, true).is_err());
+        job.accel_speedup = Some(0.0);
+        assert!(job.duration_on(Phase::Map, 0, true).unwrap_err().to_string().contains("accel_speedup"));
+    }
     use super::*;
     use crate::sim::workload_rng;
 
