@@ -87,7 +87,8 @@ fn string_arg(env: &Env<'_>, name: &str, s: &JString<'_>) -> Result<String, FfiE
 
 /// `static native String nativeInit(String logLevel)`: installs the panic hook and the log buffer
 /// (`logLevel` in `env_logger` syntax, e.g. `info` or `circumflex=debug`; empty = `warn`; a bad
-/// one throws `CircumflexConfigException`) and returns the library version. Idempotent; call once before `nativeCreate` (NativeLoader does).
+/// one throws `CircumflexConfigException`) and returns the library version. Call before
+/// `nativeCreate`; a later call only changes the log level.
 #[no_mangle]
 pub extern "system" fn Java_io_circumflex_nativeapi_NativeEngine_nativeInit<'local>(
     mut env: EnvUnowned<'local>,

@@ -15,7 +15,7 @@
 //! records the filter refuses cost one atomic load (`log::max_level`).
 
 use std::collections::VecDeque;
-use std::sync::{Mutex, OnceLock, PoisonError};
+use std::sync::{Mutex, OnceLock, PoisonError, RwLock};
 
 /// Most records kept between drains; older ones are dropped (and counted) first.
 pub const CAPACITY: usize = 4096;
@@ -44,18 +44,20 @@ struct Queue {
 
 static QUEUE: Mutex<Queue> = Mutex::new(Queue { lines: VecDeque::new(), dropped: 0 });
 static INSTALLED: OnceLock<bool> = OnceLock::new();
+/// The level filter; replaced by every [`install`], so a refresh can change the level.
+static FILTER: RwLock<Option<env_filter::Filter>> = RwLock::new(None);
+static LOGGER: BufferLogger = BufferLogger;
 
-struct BufferLogger {
-    filter: env_filter::Filter,
-}
+struct BufferLogger;
 
 impl log::Log for BufferLogger {
     fn enabled(&self, metadata: &log::Metadata<'_>) -> bool {
-        self.filter.enabled(metadata)
+        FILTER.read().unwrap_or_else(PoisonError::into_inner).as_ref().is_some_and(|f| f.enabled(metadata))
     }
 
     fn log(&self, record: &log::Record<'_>) {
-        if self.filter.matches(record) {
+        let matches = FILTER.read().unwrap_or_else(PoisonError::into_inner).as_ref().is_some_and(|f| f.matches(record));
+        if matches {
             push(LogLine {
                 level: record.level(),
                 target: record.target().to_string(),
@@ -77,8 +79,9 @@ fn push(line: LogLine) {
 }
 
 /// Installs the buffer as the process's logger with `filter` (directive syntax; empty = `warn`).
-/// Returns false when a logger was already installed (by an earlier call or by the host), in
-/// which case the first one stays. A filter that does not parse is an error naming it.
+/// A later call replaces the filter (the level can change at run time). Returns false when the
+/// host had installed another logger first, which then stays. A filter that does not parse is an
+/// error naming it, and the previous filter stays.
 pub fn install(filter: &str) -> Result<bool, crate::error::Error> {
     let spec = if filter.trim().is_empty() { "warn" } else { filter.trim() };
     let mut builder = env_filter::Builder::new();
@@ -87,7 +90,8 @@ pub fn install(filter: &str) -> Result<bool, crate::error::Error> {
     })?;
     let filter = builder.build();
     let max = filter.filter();
-    let installed = *INSTALLED.get_or_init(|| log::set_boxed_logger(Box::new(BufferLogger { filter })).is_ok());
+    *FILTER.write().unwrap_or_else(PoisonError::into_inner) = Some(filter);
+    let installed = *INSTALLED.get_or_init(|| log::set_logger(&LOGGER).is_ok());
     if installed {
         log::set_max_level(max);
     }

@@ -21,7 +21,7 @@ use crate::model::{JobStatus, Time};
 pub const FINISHED_SHOWN: usize = 50;
 
 /// Renders the status as an HTML fragment (no `<html>`/`<body>`; the host page wraps it).
-pub(crate) fn render(s: &Status<'_>) -> String {
+pub(super) fn render(s: &Status<'_>) -> String {
     let mut out = String::with_capacity(4096 + 400 * s.jobs.len().min(200));
     summary(&mut out, s);
     jobs(&mut out, s);
