@@ -8,7 +8,7 @@ GRADLE_FLAGS ?= --console=plain
 CARGO ?= cargo
 APT := $(shell command -v sudo >/dev/null 2>&1 && [ "$$(id -u)" != 0 ] && echo sudo) apt-get
 
-.PHONY: demo test setup rust-test java-test jar mrv1-replay clean
+.PHONY: demo test setup rust-test java-test jar mrv1-replay ui-test clean
 
 ## The main job: a small workload on an embedded MiniMRYarnCluster under fifo and fair; prints
 ## per-job response times and their mean per policy.
@@ -42,6 +42,14 @@ jar: setup
 ## and fair; per-job response times. Options: make mrv1-replay REPLAY_ARGS="--trace /abs/t.csv --policies fifo,fair"
 mrv1-replay: setup
 	$(GRADLE) $(GRADLE_FLAGS) -q :integration-tests:mrv1:replay $(if $(REPLAY_ARGS),-PreplayArgs="$(REPLAY_ARGS)")
+
+## The YARN scheduler page in a real headless browser (docs/operations.md): SchedulerPageIT on a
+## MiniMRYarnCluster with a running job, plus Debian's chromium loading /cluster/scheduler; asserts on
+## the DOM chromium built and writes the screenshot docs/img/yarn-scheduler-page.png.
+ui-test: setup
+	@command -v chromium >/dev/null || { echo "installing chromium from Debian"; $(APT) update && $(APT) install -y chromium; }
+	$(GRADLE) $(GRADLE_FLAGS) :integration-tests:yarn:test --tests io.circumflex.it.yarn.SchedulerPageIT \
+	  -Pchromium="$$(command -v chromium)"
 
 setup:
 	@command -v $(CARGO) >/dev/null || { echo "cargo (Rust >= 1.80) is required: see https://rustup.rs" >&2; exit 1; }

@@ -413,36 +413,34 @@ pub mod ops {
     /// (operator refresh). A configuration that does not parse, names an unknown policy or changes
     /// the pool mode is an [`Error::InvalidConfig`] and the running policy stays.
     pub fn reconfigure(h: &EngineHandle, config_json: &str, now: Time) -> Result<(), FfiError> {
-        let pairs = parse_string_map(config_json, JSON_CONFIG)?;
-        let config = EngineConfig::from_pairs(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())))?;
-        h.with_engine(|e| {
-            let old_policy = e.policy_name();
-            let old_mode = e.config().pool_mode;
-            if config.pool_mode != old_mode {
-                let err = Error::config(
-                    "circumflex.pool.mode",
-                    format!("{:?}", config.pool_mode).to_lowercase(),
-                    format!("the running mode ({old_mode:?}): the slot model cannot change without a restart")
-                        .to_lowercase(),
+        let result = (|| {
+            let pairs = parse_string_map(config_json, JSON_CONFIG)?;
+            let config = EngineConfig::from_pairs(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())))?;
+            h.with_engine(|e| {
+                let old_policy = e.policy_name();
+                let old_mode = e.config().pool_mode;
+                if config.pool_mode != old_mode {
+                    return Err(Error::config(
+                        "circumflex.pool.mode",
+                        format!("{:?}", config.pool_mode).to_lowercase(),
+                        format!("the running mode ({old_mode:?}): the slot model cannot change without a restart")
+                            .to_lowercase(),
+                    )
+                    .into());
+                }
+                e.reconfigure(config, now)?;
+                log::info!(
+                    "refreshed: policy {old_policy} -> {}, {} active jobs re-planned",
+                    e.policy_name(),
+                    e.active().len()
                 );
-                log::warn!("refresh rejected, {old_policy} keeps running: {err}");
-                return Err(err.into());
-            }
-            match e.reconfigure(config, now) {
-                Ok(()) => {
-                    log::info!(
-                        "refreshed: policy {old_policy} -> {}, {} active jobs re-planned",
-                        e.policy_name(),
-                        e.active().len()
-                    );
-                    Ok(())
-                }
-                Err(err) => {
-                    log::warn!("refresh rejected, {old_policy} keeps running: {err}");
-                    Err(err.into())
-                }
-            }
-        })
+                Ok(())
+            })
+        })();
+        if let Err(err) = &result {
+            log::warn!("refresh rejected, the running policy keeps running: {err}");
+        }
+        result
     }
 
     /// Writes the counters named by [`COUNTER_NAMES`] into `out` (as many as fit) and returns how
