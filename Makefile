@@ -43,11 +43,14 @@ jar: setup
 mrv1-replay: setup
 	$(GRADLE) $(GRADLE_FLAGS) -q :integration-tests:mrv1:replay $(if $(REPLAY_ARGS),-PreplayArgs="$(REPLAY_ARGS)")
 
-## The YARN scheduler page in a real headless browser (docs/operations.md): SchedulerPageIT on a
-## MiniMRYarnCluster with a running job, plus Debian's chromium loading /cluster/scheduler; asserts on
-## the DOM chromium built and writes the screenshot docs/img/yarn-scheduler-page.png.
+## The YARN scheduler page in a real headless browser (docs/operations.md), with Debian's chromium:
+## SchedulerWebTest (a started ResourceManager with a waiting application; writes the screenshot
+## docs/img/yarn-scheduler-page.png), then SchedulerPageIT (a MiniMRYarnCluster with a running job:
+## page, REST, JMX metrics, refresh, DOM). Run it under the machine's JVM lock where one is shared.
 ui-test: setup
 	@command -v chromium >/dev/null || { echo "installing chromium from Debian"; $(APT) update && $(APT) install -y chromium; }
+	$(GRADLE) $(GRADLE_FLAGS) :java-shim:yarn:test --tests io.circumflex.yarn.SchedulerWebTest \
+	  -Pchromium="$$(command -v chromium)"
 	$(GRADLE) $(GRADLE_FLAGS) :integration-tests:yarn:test --tests io.circumflex.it.yarn.SchedulerPageIT \
 	  -Pchromium="$$(command -v chromium)"
 

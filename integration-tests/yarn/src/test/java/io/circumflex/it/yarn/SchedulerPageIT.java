@@ -96,7 +96,7 @@ public class SchedulerPageIT {
       }
 
       String page = get(web + "/cluster/scheduler", "text/html");
-      assertTrue(page, page.contains("<title>Circumflex Scheduler</title>"));
+      assertTrue(page, page.matches("(?s).*<title>\\s*Circumflex Scheduler\\s*</title>.*"));
       assertTrue(page, page.contains("id=\"circumflex-jobs\""));
       assertTrue(page, page.contains("<tr><th>Policy</th><td>fair</td></tr>"));
       assertTrue("the running job is listed: " + page, page.contains(JOB_NAME));
