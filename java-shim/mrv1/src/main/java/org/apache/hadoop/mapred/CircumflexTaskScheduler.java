@@ -141,6 +141,7 @@ public class CircumflexTaskScheduler extends TaskScheduler {
   public synchronized void start() throws IOException {
     super.start();
     try {
+      NativeEngine.setLogLevel(conf.get(ConfKeys.NATIVE_LOG, "warn"));
       engine = createEngine(conf);
       fallbackReason = null;
       LOG.info("Circumflex scheduler started: native library " + NativeEngine.init(null)
@@ -703,7 +704,7 @@ public class CircumflexTaskScheduler extends TaskScheduler {
    */
   private void reconfigure(Configuration fresh) throws IOException {
     try {
-      NativeEngine.setLogLevel(fresh.get(ConfKeys.SHIM_PREFIX + "native.log", "warn"));
+      NativeEngine.setLogLevel(fresh.get(ConfKeys.NATIVE_LOG, "warn"));
       engine.reconfigure(ConfKeys.schedulerKeys(resolved(fresh)), System.currentTimeMillis());
       observed.refreshed(true);
     } catch (CircumflexConfigException ex) {
