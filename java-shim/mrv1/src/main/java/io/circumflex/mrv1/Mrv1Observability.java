@@ -1,5 +1,6 @@
 package io.circumflex.mrv1;
 
+import io.circumflex.nativeapi.CommonsLoggingSink;
 import io.circumflex.nativeapi.NativeEngine;
 import io.circumflex.nativeapi.NativeLog;
 import io.circumflex.observe.EngineMetrics;
@@ -76,34 +77,10 @@ public final class Mrv1Observability {
   /** Forwards buffered native log records to commons-logging under {@code circumflex.native.*}. */
   public static int drainNativeLog() {
     try {
-      return NativeLog.drainTo(COMMONS_LOGGING);
+      return NativeLog.drainTo(CommonsLoggingSink.INSTANCE);
     } catch (RuntimeException | LinkageError e) {
       LOG.debug("cannot drain the native log", e);
       return 0;
     }
   }
-
-  private static final NativeLog.Sink COMMONS_LOGGING = new NativeLog.Sink() {
-    @Override
-    public void log(NativeLog.Level level, String loggerName, String message) {
-      Log log = LogFactory.getLog(loggerName);
-      switch (level) {
-        case ERROR:
-          log.error(message);
-          break;
-        case WARN:
-          log.warn(message);
-          break;
-        case INFO:
-          log.info(message);
-          break;
-        case DEBUG:
-          log.debug(message);
-          break;
-        default:
-          log.trace(message);
-          break;
-      }
-    }
-  };
 }

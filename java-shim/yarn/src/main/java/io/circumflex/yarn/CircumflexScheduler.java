@@ -448,7 +448,7 @@ public class CircumflexScheduler extends AbstractYarnScheduler<FifoAppAttempt, F
   /** Forwards buffered native log records to log4j. */
   private static void drainNativeLog() {
     try {
-      NativeLog.drainTo(Slf4jNativeLogSink.INSTANCE);
+      NativeLog.drainTo(io.circumflex.nativeapi.CommonsLoggingSink.INSTANCE);
     } catch (CircumflexException | LinkageError e) {
       LOG.debug("cannot drain the native log", e);
     }
