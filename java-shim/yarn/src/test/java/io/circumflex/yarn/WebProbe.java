@@ -66,6 +66,21 @@ public final class WebProbe {
   }
 
   /**
+   * Waits (up to 30 s) until {@link #jmx} of {@code attribute} reaches {@code atLeast} and returns it:
+   * metrics2 serves JMX from a cache refreshed about every 10 s, so a fresh value can lag the scheduler.
+   */
+  public static long jmxAtLeast(String attribute, long atLeast) throws Exception {
+    long until = System.currentTimeMillis() + 30_000;
+    long value = jmx(attribute);
+    while (value < atLeast && System.currentTimeMillis() < until) {
+      Thread.sleep(500);
+      value = jmx(attribute);
+    }
+    assertTrue(attribute + " = " + value + " in JMX, expected at least " + atLeast, value >= atLeast);
+    return value;
+  }
+
+  /**
    * When the system property {@code circumflex.ui.chromium} names a chromium binary: loads {@code url}
    * headless, asserts that the DOM chromium built has the summary and jobs tables and matches {@code
    * jobRowRegex}, and writes a screenshot to {@code circumflex.ui.screenshot}. Returns whether it ran.
