@@ -8,7 +8,7 @@ GRADLE_FLAGS ?= --console=plain
 CARGO ?= cargo
 APT := $(shell command -v sudo >/dev/null 2>&1 && [ "$$(id -u)" != 0 ] && echo sudo) apt-get
 
-.PHONY: demo test setup rust-test java-test jar mrv1-replay clean fuzz soak
+.PHONY: demo test setup rust-test java-test jar mrv1-replay ui-test clean fuzz soak
 
 ## The main job: a small workload on an embedded MiniMRYarnCluster under fifo and fair; prints
 ## per-job response times and their mean per policy.
@@ -67,6 +67,17 @@ fuzz:
 SOAK_EVENTS ?= 1000000
 soak:
 	SOAK_EVENTS=$(SOAK_EVENTS) $(CARGO) test --release -p circumflex-core --test soak -- --nocapture
+
+## The YARN scheduler page in a real headless browser (docs/operations.md), with Debian's chromium:
+## SchedulerWebTest (a started ResourceManager with a waiting application; writes the screenshot
+## docs/img/yarn-scheduler-page.png), then SchedulerPageIT (a MiniMRYarnCluster with a running job:
+## page, REST, JMX metrics, refresh, DOM). Run it under the machine's JVM lock where one is shared.
+ui-test: setup
+	@command -v chromium >/dev/null || { echo "installing chromium from Debian"; $(APT) update && $(APT) install -y chromium; }
+	$(GRADLE) $(GRADLE_FLAGS) :java-shim:yarn:test --tests io.circumflex.yarn.SchedulerWebTest \
+	  -Pchromium="$$(command -v chromium)"
+	$(GRADLE) $(GRADLE_FLAGS) :integration-tests:yarn:test --tests io.circumflex.it.yarn.SchedulerPageIT \
+	  -Pchromium="$$(command -v chromium)"
 
 setup:
 	@command -v $(CARGO) >/dev/null || { echo "cargo (Rust >= 1.80) is required: see https://rustup.rs" >&2; exit 1; }

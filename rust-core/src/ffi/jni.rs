@@ -20,13 +20,14 @@
 //! - **Hot path**: `nativeNodeUpdate` crosses only primitives and a caller-owned `int[]`; it does
 //!   not allocate after the first call on a handle (the packing buffer is kept on the handle).
 //!   JSON is used only for rare, rich calls (configuration, job submission, plan and status).
-//! - **Logging**: Rust log records go to stderr (the daemon's `.out` log) through `env_logger`;
-//!   `nativeInit` sets the level. The Java side logs every decision that matters itself.
+//! - **Logging**: Rust log records go into the bounded buffer of [`super::logbuf`] (see there
+//!   why it is polled rather than a callback); `nativeInit` sets the level and the shims drain it
+//!   with `nativeDrainLogs` into log4j. Panic reports still go to stderr as well.
 
 use std::sync::PoisonError;
 
 use ::jni::errors::ErrorPolicy;
-use ::jni::objects::{JClass, JIntArray, JString};
+use ::jni::objects::{JClass, JIntArray, JLongArray, JString};
 use ::jni::strings::JNIString;
 use ::jni::sys::{jboolean, jint, jlong};
 use ::jni::{Env, EnvUnowned};
@@ -84,9 +85,10 @@ fn string_arg(env: &Env<'_>, name: &str, s: &JString<'_>) -> Result<String, FfiE
     Ok(s.try_to_string(env)?)
 }
 
-/// `static native String nativeInit(String logLevel)`: installs the panic hook and the logger
-/// (`logLevel` in `env_logger` syntax, e.g. `info` or `circumflex=debug`; empty = `warn`) and
-/// returns the library version. Idempotent; call once before `nativeCreate` (NativeLoader does).
+/// `static native String nativeInit(String logLevel)`: installs the panic hook and the log buffer
+/// (`logLevel` in `env_logger` syntax, e.g. `info` or `circumflex=debug`; empty = `warn`; a bad
+/// one throws `CircumflexConfigException`) and returns the library version. Call before
+/// `nativeCreate`; a later call only changes the log level.
 #[no_mangle]
 pub extern "system" fn Java_io_circumflex_nativeapi_NativeEngine_nativeInit<'local>(
     mut env: EnvUnowned<'local>,
@@ -96,9 +98,8 @@ pub extern "system" fn Java_io_circumflex_nativeapi_NativeEngine_nativeInit<'loc
     env.with_env(|env| -> Result<JString<'local>, FfiError> {
         install_panic_hook();
         let level = if log_level.is_null() { String::new() } else { log_level.try_to_string(env)? };
-        let filter = if level.trim().is_empty() { "warn".to_string() } else { level };
         // A second init (or a host that installed its own logger) keeps the first logger.
-        let _already = env_logger::Builder::new().parse_filters(&filter).target(env_logger::Target::Stderr).try_init();
+        let _first = super::logbuf::install(&level)?;
         Ok(env.new_string(super::VERSION)?)
     })
     .resolve::<ThrowCircumflex>()
@@ -380,6 +381,79 @@ pub extern "system" fn Java_io_circumflex_nativeapi_NativeEngine_nativeStatusJso
     env.with_env(|env| -> Result<JString<'local>, FfiError> {
         let json = with_handle(handle, |h| ops::status_json(h, now))?;
         Ok(env.new_string(json)?)
+    })
+    .resolve::<ThrowCircumflex>()
+}
+
+/// `static native void nativeReconfigure(long handle, String configJson, long now)`: replaces the
+/// policy and its parameters (operator refresh) from a JSON object of every `circumflex.*` key and
+/// re-plans. Throws `CircumflexConfigException` naming the bad key, value and what is allowed; the
+/// running policy then stays.
+#[no_mangle]
+pub extern "system" fn Java_io_circumflex_nativeapi_NativeEngine_nativeReconfigure<'local>(
+    mut env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    handle: jlong,
+    config_json: JString<'local>,
+    now: jlong,
+) {
+    env.with_env(|env| -> Result<(), FfiError> {
+        let json = string_arg(env, "configJson", &config_json)?;
+        with_handle(handle, |h| ops::reconfigure(h, &json, now))
+    })
+    .resolve::<ThrowCircumflex>()
+}
+
+/// `static native int nativeCounters(long handle, long[] out)`: writes the engine's counters (plans,
+/// last and total plan nanoseconds, node updates, admitted, rejected, finished, deadline misses,
+/// active jobs; `ffi::COUNTER_NAMES`) into the caller-owned `out` and returns how many it wrote.
+#[no_mangle]
+pub extern "system" fn Java_io_circumflex_nativeapi_NativeEngine_nativeCounters<'local>(
+    mut env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    handle: jlong,
+    out: JLongArray<'local>,
+) -> jint {
+    env.with_env(|env| -> Result<jint, FfiError> {
+        if out.is_null() {
+            return Err(FfiError::Argument("out is null".to_string()));
+        }
+        let capacity = out.len(env)?;
+        let mut values = [0i64; super::COUNTER_NAMES.len()];
+        let written = with_handle(handle, |h| ops::counters(h, &mut values))?.min(capacity);
+        out.set_region(env, 0, &values[..written])?;
+        Ok(written as jint)
+    })
+    .resolve::<ThrowCircumflex>()
+}
+
+/// `static native String nativeDrainLogs()`: takes every buffered native log record, encoded as
+/// `LEVEL US target US message RS` per record (US = U+001F, RS = U+001E; see `ffi::logbuf`).
+/// Empty when there is nothing to report.
+#[no_mangle]
+pub extern "system" fn Java_io_circumflex_nativeapi_NativeEngine_nativeDrainLogs<'local>(
+    mut env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+) -> JString<'local> {
+    env.with_env(|env| -> Result<JString<'local>, FfiError> {
+        let encoded = super::logbuf::encode(&super::logbuf::drain());
+        Ok(env.new_string(encoded)?)
+    })
+    .resolve::<ThrowCircumflex>()
+}
+
+/// `static native String nativeStatusHtml(long handle, long now)`: the status as an HTML fragment
+/// for the daemons' scheduler pages (`ffi::page`; text from jobs is escaped).
+#[no_mangle]
+pub extern "system" fn Java_io_circumflex_nativeapi_NativeEngine_nativeStatusHtml<'local>(
+    mut env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    handle: jlong,
+    now: jlong,
+) -> JString<'local> {
+    env.with_env(|env| -> Result<JString<'local>, FfiError> {
+        let html = with_handle(handle, |h| ops::status_html(h, now))?;
+        Ok(env.new_string(html)?)
     })
     .resolve::<ThrowCircumflex>()
 }

@@ -23,12 +23,25 @@
 //! `CircumflexInternalException` that says the engine was poisoned by an earlier panic and names
 //! that panic; the process and every other handle stay healthy. The host decides what to do: the
 //! YARN shim falls back to FIFO order; closing the handle still works and frees it.
+//!
+//! **Observability** (for the daemons' scheduler pages, REST answers and metrics): the status
+//! document ([`ops::status_json`]) carries the policy, objective, epoch, each job's target and
+//! running slots, predicted and actual completion, deadline and admission decision, and the
+//! structure of flows and datasets; [`ops::counters`] packs the numeric counters into a
+//! caller-owned array for metrics sources. Admission decisions (with the policy's reason) are
+//! kept per handle, the last [`DECISIONS_KEPT`], because the engine keeps only a job's status.
+//!
+//! **Decision: a refresh may not change the slot model.** [`ops::reconfigure`] swaps policy and
+//! parameters through `Engine::reconfigure`, but refuses a new `circumflex.pool.mode`: node
+//! capacities and running counts were reported in the old model and would be misread.
 
 pub mod capi;
 pub mod jni;
+pub mod logbuf;
+pub mod page;
 
 use std::cell::RefCell;
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashSet, VecDeque};
 use std::sync::{Mutex, Once, PoisonError, RwLock};
 
 use serde::Serialize;
@@ -44,6 +57,37 @@ pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 /// Integers per choice in the packed node-update output: job, phase, count, locality.
 pub const CHOICE_STRIDE: usize = 4;
 
+/// Admission decisions kept per handle for the status document.
+pub const DECISIONS_KEPT: usize = 256;
+
+/// Names of the values [`ops::counters`] writes, in order (metrics sources read them by index).
+pub const COUNTER_NAMES: [&str; 9] = [
+    "plans",
+    "last_plan_ns",
+    "total_plan_ns",
+    "node_updates",
+    "admitted",
+    "rejected",
+    "finished",
+    "deadline_misses",
+    "active_jobs",
+];
+
+/// One admission decision as the status document shows it.
+#[derive(Clone, Debug, Serialize)]
+pub struct AdmissionRecord {
+    /// Engine job id.
+    pub job: u32,
+    /// The host's job id.
+    pub external_id: String,
+    /// When the job was submitted.
+    pub at_ms: Time,
+    /// `accept` or `reject`.
+    pub decision: &'static str,
+    /// The policy's reason for a rejection.
+    pub reason: Option<String>,
+}
+
 /// One engine behind a foreign handle.
 pub struct EngineHandle {
     engine: Mutex<Engine>,
@@ -51,11 +95,26 @@ pub struct EngineHandle {
     poisoned_by: Mutex<Option<String>>,
     /// Reusable packing buffer for node updates, so the hot path does not allocate.
     pub(crate) scratch: Mutex<Vec<i32>>,
+    /// The last [`DECISIONS_KEPT`] admission decisions, oldest first.
+    decisions: Mutex<VecDeque<AdmissionRecord>>,
 }
 
 impl EngineHandle {
     fn new(engine: Engine) -> EngineHandle {
-        EngineHandle { engine: Mutex::new(engine), poisoned_by: Mutex::new(None), scratch: Mutex::new(Vec::new()) }
+        EngineHandle {
+            engine: Mutex::new(engine),
+            poisoned_by: Mutex::new(None),
+            scratch: Mutex::new(Vec::new()),
+            decisions: Mutex::new(VecDeque::new()),
+        }
+    }
+
+    fn record_decision(&self, record: AdmissionRecord) {
+        let mut decisions = self.decisions.lock().unwrap_or_else(PoisonError::into_inner);
+        if decisions.len() >= DECISIONS_KEPT {
+            decisions.pop_front();
+        }
+        decisions.push_back(record);
     }
 
     /// Runs `f` on the engine under its mutex. If `f` panics, the panic is caught here, remembered
@@ -371,14 +430,81 @@ pub mod ops {
         let now = time_arg("now", now)?;
         let conf = parse_string_map(conf_json, JSON_JOB)?;
         let spec = crate::config::job_spec_from_conf(&conf, now)?;
-        h.with_engine(|e| {
+        let external_id = spec.external_id.clone();
+        let (id, policy, admission) = h.with_engine(|e| {
             let (id, admission) = e.submit(spec, now)?;
-            match admission {
-                crate::policy::Admission::Accept => Ok(id.0 as i32),
-                crate::policy::Admission::Reject { reason } => {
-                    Err(Error::Rejected { policy: e.policy_name().to_string(), reason }.into())
-                }
+            Ok((id, e.policy_name(), admission))
+        })?;
+        let (decision, reason) = match admission {
+            crate::policy::Admission::Accept => ("accept", None),
+            crate::policy::Admission::Reject { reason } => ("reject", Some(reason)),
+        };
+        let record = AdmissionRecord { job: id.0, external_id: external_id.clone(), at_ms: now, decision, reason };
+        let reason = record.reason.clone();
+        h.record_decision(record);
+        match reason {
+            None => Ok(id.0 as i32),
+            Some(reason) => {
+                log::info!("job {} ({external_id}) rejected by {policy}: {reason}", id.0);
+                Err(Error::Rejected { policy: policy.to_string(), reason }.into())
             }
+        }
+    }
+
+    /// Replaces the policy and its parameters from a JSON object of every `circumflex.*` key
+    /// (operator refresh). A configuration that does not parse, names an unknown policy or changes
+    /// the pool mode is an [`Error::InvalidConfig`] and the running policy stays.
+    pub fn reconfigure(h: &EngineHandle, config_json: &str, now: Time) -> Result<(), FfiError> {
+        let result = (|| {
+            let pairs = parse_string_map(config_json, JSON_CONFIG)?;
+            let config = EngineConfig::from_pairs(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())))?;
+            h.with_engine(|e| {
+                let old_policy = e.policy_name();
+                let old_mode = e.config().pool_mode;
+                if config.pool_mode != old_mode {
+                    return Err(Error::config(
+                        "circumflex.pool.mode",
+                        format!("{:?}", config.pool_mode).to_lowercase(),
+                        format!("the running mode ({old_mode:?}): the slot model cannot change without a restart")
+                            .to_lowercase(),
+                    )
+                    .into());
+                }
+                e.reconfigure(config, now)?;
+                log::info!(
+                    "refreshed: policy {old_policy} -> {}, {} active jobs re-planned",
+                    e.policy_name(),
+                    e.active().len()
+                );
+                Ok(())
+            })
+        })();
+        if let Err(err) = &result {
+            log::warn!("refresh rejected, the running policy keeps running: {err}");
+        }
+        result
+    }
+
+    /// Writes the counters named by [`COUNTER_NAMES`] into `out` (as many as fit) and returns how
+    /// many it wrote. Deadline misses are finished jobs whose finish came after their deadline.
+    pub fn counters(h: &EngineHandle, out: &mut [i64]) -> Result<usize, FfiError> {
+        h.with_engine(|e| {
+            let s = e.stats();
+            let clamp = |v: u64| i64::try_from(v).unwrap_or(i64::MAX);
+            let values = [
+                clamp(s.plans),
+                clamp(s.last_plan_ns),
+                clamp(s.total_plan_ns),
+                clamp(s.node_updates),
+                clamp(s.admitted),
+                clamp(s.rejected),
+                clamp(s.finished),
+                clamp(deadline_misses(e.jobs())),
+                clamp(e.active().len() as u64),
+            ];
+            let n = values.len().min(out.len());
+            out[..n].copy_from_slice(&values[..n]);
+            Ok(n)
         })
     }
 
@@ -481,19 +607,59 @@ pub mod ops {
         h.with_engine(|e| to_json(e.plan()))
     }
 
-    /// Engine status as JSON: policy, statistics, cluster, nodes and every job's counters.
+    /// Engine status as JSON: policy, objective, epoch, statistics, cluster, nodes, every job's
+    /// counters, targets, predictions and admission decision, and the flows and datasets.
     pub fn status_json(h: &EngineHandle, now: Time) -> Result<String, FfiError> {
+        with_status(h, now, |status| to_json(status))
+    }
+
+    /// The same status as an HTML fragment for the daemons' scheduler pages (see [`super::page`]).
+    pub fn status_html(h: &EngineHandle, now: Time) -> Result<String, FfiError> {
+        with_status(h, now, |status| Ok(super::page::render(status)))
+    }
+
+    fn with_status<T>(
+        h: &EngineHandle,
+        now: Time,
+        f: impl FnOnce(&Status<'_>) -> Result<T, FfiError>,
+    ) -> Result<T, FfiError> {
+        let decisions: Vec<AdmissionRecord> =
+            h.decisions.lock().unwrap_or_else(PoisonError::into_inner).iter().cloned().collect();
         h.with_engine(|e| {
+            let plan = e.plan();
+            let jobs: Vec<JobStatusView<'_>> = e
+                .jobs()
+                .iter()
+                .map(|j| {
+                    let mut view = JobStatusView::from(j);
+                    if let Some(entry) = plan.entry(j.id).filter(|_| j.is_active()) {
+                        view.target = entry.target;
+                        view.predicted_completion_ms = entry.predicted_completion_ms;
+                    }
+                    view.admission = decisions.iter().rev().find(|d| d.job == j.id.0).cloned();
+                    view
+                })
+                .collect();
             let status = Status {
                 version: VERSION,
                 policy: e.policy_name(),
+                objective: e.config().objective.as_deref(),
+                epoch_ms: e.config().epoch_ms,
+                pool_mode: e.config().pool_mode,
+                params: &e.config().params,
+                plan_computed_at_ms: plan.computed_at,
+                rule: plan.rule,
                 now,
                 stats: e.stats(),
+                deadline_misses: deadline_misses(e.jobs()),
                 cluster: e.cluster(),
                 nodes: e.nodes(),
-                jobs: e.jobs().iter().map(JobStatusView::from).collect(),
+                flows: flows_of(e.jobs()),
+                datasets: datasets_of(e.jobs()),
+                decisions: &decisions,
+                jobs,
             };
-            to_json(&status)
+            f(&status)
         })
     }
 
@@ -502,14 +668,80 @@ pub mod ops {
     }
 }
 
+/// Finished jobs whose finish came after their deadline.
+fn deadline_misses(jobs: &[crate::model::JobState]) -> u64 {
+    jobs.iter().filter(|j| matches!((j.finished_ms, j.spec.deadline_ms), (Some(done), Some(due)) if done > due)).count()
+        as u64
+}
+
+/// Every flow known from its members' submissions: id, the members' (job, node name) and the
+/// adjacency the submitters declared (union over members, first declaration of a node wins).
+fn flows_of(jobs: &[crate::model::JobState]) -> Vec<FlowView<'_>> {
+    let mut flows: BTreeMap<&str, FlowView<'_>> = BTreeMap::new();
+    for j in jobs {
+        let Some(flow) = j.spec.flow.as_ref() else { continue };
+        let view = flows.entry(flow.flow_id.as_str()).or_insert_with(|| FlowView {
+            flow_id: &flow.flow_id,
+            members: Vec::new(),
+            adjacency: BTreeMap::new(),
+        });
+        view.members.push(FlowMemberView { job: j.id.0, node: &flow.node_name, status: j.status });
+        for (node, successors) in &flow.adjacency {
+            view.adjacency.entry(node.as_str()).or_insert(successors.as_slice());
+        }
+    }
+    flows.into_values().collect()
+}
+
+/// Every dataset named by a job, with the jobs that read it.
+fn datasets_of(jobs: &[crate::model::JobState]) -> Vec<DatasetView<'_>> {
+    let mut sets: BTreeMap<&str, Vec<u32>> = BTreeMap::new();
+    for j in jobs {
+        if let Some(d) = j.spec.dataset.as_deref() {
+            sets.entry(d).or_default().push(j.id.0);
+        }
+    }
+    sets.into_iter().map(|(dataset, jobs)| DatasetView { dataset, jobs }).collect()
+}
+
+#[derive(Serialize)]
+struct FlowView<'a> {
+    flow_id: &'a str,
+    members: Vec<FlowMemberView<'a>>,
+    adjacency: BTreeMap<&'a str, &'a [String]>,
+}
+
+#[derive(Serialize)]
+struct FlowMemberView<'a> {
+    job: u32,
+    node: &'a str,
+    status: crate::model::JobStatus,
+}
+
+#[derive(Serialize)]
+struct DatasetView<'a> {
+    dataset: &'a str,
+    jobs: Vec<u32>,
+}
+
 #[derive(Serialize)]
 struct Status<'a> {
     version: &'static str,
     policy: &'static str,
+    objective: Option<&'a str>,
+    epoch_ms: Time,
+    pool_mode: crate::policy::PoolMode,
+    params: &'a BTreeMap<String, String>,
+    plan_computed_at_ms: Time,
+    rule: crate::policy::AssignmentRule,
     now: Time,
     stats: crate::engine::EngineStats,
+    deadline_misses: u64,
     cluster: crate::policy::ClusterView,
     nodes: &'a [crate::engine::NodeState],
+    flows: Vec<FlowView<'a>>,
+    datasets: Vec<DatasetView<'a>>,
+    decisions: &'a [AdmissionRecord],
     jobs: Vec<JobStatusView<'a>>,
 }
 
@@ -523,6 +755,16 @@ struct JobStatusView<'a> {
     submit_ms: Time,
     started_ms: Option<Time>,
     finished_ms: Option<Time>,
+    deadline_ms: Option<Time>,
+    weight: f64,
+    dataset: Option<&'a str>,
+    flow_id: Option<&'a str>,
+    /// Target slots per phase in the current plan (0 for jobs no longer active).
+    target: [u32; 2],
+    /// Running tasks per phase (the actual slots).
+    running: [u32; 2],
+    predicted_completion_ms: Option<Time>,
+    admission: Option<AdmissionRecord>,
 }
 
 impl<'a> From<&'a crate::model::JobState> for JobStatusView<'a> {
@@ -536,6 +778,14 @@ impl<'a> From<&'a crate::model::JobState> for JobStatusView<'a> {
             submit_ms: j.spec.submit_ms,
             started_ms: j.started_ms,
             finished_ms: j.finished_ms,
+            deadline_ms: j.spec.deadline_ms,
+            weight: j.spec.weight,
+            dataset: j.spec.dataset.as_deref(),
+            flow_id: j.spec.flow.as_ref().map(|f| f.flow_id.as_str()),
+            target: [0, 0],
+            running: [j.phases[0].running, j.phases[1].running],
+            predicted_completion_ms: None,
+            admission: None,
         }
     }
 }
@@ -630,6 +880,92 @@ mod tests {
         assert!(err.to_string().contains("phase = 7"), "{err}");
         let err = with_handle(h, |handle| ops::submit_job(handle, "{not json", 0)).unwrap_err();
         assert_eq!(err.kind(), ErrorKind::InvalidJob);
+        close_handle(h).unwrap();
+    }
+
+    fn config_json(policy: &str, extra: &str) -> String {
+        format!(
+            r#"{{"circumflex.policy":"{policy}","circumflex.locality.node.delay":"0","circumflex.locality.rack.delay":"0"{extra}}}"#
+        )
+    }
+
+    #[test]
+    fn reconfigure_swaps_the_policy_and_a_bad_one_keeps_the_old() {
+        let h = fifo();
+        with_handle(h, |handle| {
+            ops::add_node(handle, "h1", "/r1", 4, 0)?;
+            ops::submit_job(handle, r#"{"mapreduce.job.maps":"3","mapreduce.job.reduces":"0"}"#, 0)?;
+            ops::reconfigure(handle, &config_json("fair", ""), 5)?;
+            let status: serde_json::Value = serde_json::from_str(&ops::status_json(handle, 6)?).unwrap();
+            assert_eq!(status["policy"], "fair");
+            let err = ops::reconfigure(handle, &config_json("no-such-policy", ""), 7).unwrap_err();
+            assert_eq!(err.kind(), ErrorKind::Config);
+            assert!(err.to_string().contains("no-such-policy"), "{err}");
+            let err =
+                ops::reconfigure(handle, &config_json("fifo", r#","circumflex.pool.mode":"split""#), 8).unwrap_err();
+            assert_eq!(err.kind(), ErrorKind::Config);
+            assert!(err.to_string().contains("circumflex.pool.mode"), "{err}");
+            let err = ops::reconfigure(handle, "{not json", 9).unwrap_err();
+            assert_eq!(err.kind(), ErrorKind::Config);
+            let status: serde_json::Value = serde_json::from_str(&ops::status_json(handle, 10)?).unwrap();
+            assert_eq!(status["policy"], "fair", "every rejected refresh left the running policy alone");
+            Ok(())
+        })
+        .unwrap();
+        close_handle(h).unwrap();
+    }
+
+    #[test]
+    fn status_shows_targets_running_slots_decisions_flows_and_datasets() {
+        let h = fifo();
+        with_handle(h, |handle| {
+            let node = ops::add_node(handle, "h1", "/r1", 4, 0)?;
+            let conf = r#"{"mapreduce.job.maps":"3","mapreduce.job.reduces":"0","mapreduce.job.name":"etl",
+                "mapreduce.input.fileinputformat.inputdir":"hdfs://nn/logs",
+                "mapreduce.workflow.id":"wf1","mapreduce.workflow.node.name":"a",
+                "mapreduce.workflow.adjacency.a":"b"}"#;
+            let job = ops::submit_job(handle, conf, 0)?;
+            ops::task_started(handle, job, 0, node, 2, 1)?;
+            ops::tick(handle, 2)?;
+            let status: serde_json::Value = serde_json::from_str(&ops::status_json(handle, 3)?).unwrap();
+            assert_eq!(status["policy"], "fifo");
+            assert!(status["epoch_ms"].as_i64().unwrap() > 0);
+            let j = &status["jobs"][0];
+            assert_eq!(j["target"][0], 3, "{j}");
+            assert_eq!(j["running"][0], 1, "{j}");
+            assert_eq!(j["admission"]["decision"], "accept", "{j}");
+            assert_eq!(status["flows"][0]["flow_id"], "wf1", "{status}");
+            assert_eq!(status["flows"][0]["adjacency"]["a"][0], "b", "{status}");
+            assert_eq!(status["datasets"][0]["jobs"][0], job, "{status}");
+            assert_eq!(status["decisions"].as_array().map(Vec::len), Some(1));
+            Ok(())
+        })
+        .unwrap();
+        close_handle(h).unwrap();
+    }
+
+    #[test]
+    fn counters_move_and_count_deadline_misses() {
+        let h = fifo();
+        with_handle(h, |handle| {
+            let node = ops::add_node(handle, "h1", "/r1", 4, 0)?;
+            let mut out = [0i64; COUNTER_NAMES.len()];
+            let late = ops::submit_job(handle, r#"{"mapreduce.job.maps":"1","circumflex.job.deadline.ms":"100"}"#, 0)?;
+            let on_time =
+                ops::submit_job(handle, r#"{"mapreduce.job.maps":"1","circumflex.job.deadline.ms":"900"}"#, 0)?;
+            ops::node_update(handle, node, 4, 0, 1, &mut [0i32; 16])?;
+            ops::finish_job(handle, late, 500)?;
+            ops::finish_job(handle, on_time, 500)?;
+            assert_eq!(ops::counters(handle, &mut out)?, COUNTER_NAMES.len());
+            let get = |name: &str| out[COUNTER_NAMES.iter().position(|n| *n == name).unwrap()];
+            assert!(get("plans") >= 2 && get("total_plan_ns") > 0, "{out:?}");
+            assert_eq!((get("node_updates"), get("admitted"), get("rejected")), (1, 2, 0), "{out:?}");
+            assert_eq!((get("finished"), get("deadline_misses"), get("active_jobs")), (2, 1, 0), "{out:?}");
+            let mut short = [0i64; 2];
+            assert_eq!(ops::counters(handle, &mut short)?, 2);
+            Ok(())
+        })
+        .unwrap();
         close_handle(h).unwrap();
     }
 

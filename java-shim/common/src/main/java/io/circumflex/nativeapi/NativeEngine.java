@@ -160,7 +160,59 @@ public final class NativeEngine implements AutoCloseable {
     return nativeStatusJson(handle, now);
   }
 
+  /**
+   * Changes the native log level ({@code env_logger} syntax, e.g. {@code info} or {@code
+   * circumflex::ffi=debug}) for the whole process. Throws {@link io.circumflex.CircumflexConfigException}
+   * for a level that does not parse; the old level then stays.
+   */
+  public static synchronized void setLogLevel(String logLevel) {
+    init(logLevel);
+    nativeInit(logLevel == null ? "" : logLevel);
+  }
+
+  /** The status as an HTML fragment for scheduler pages; text from jobs is escaped natively. */
+  public String statusHtml(long now) {
+    return nativeStatusHtml(handle, now);
+  }
+
+  /**
+   * Replaces the policy and its parameters (operator refresh) from every {@code circumflex.*} key and
+   * re-plans at {@code now}. Throws {@link io.circumflex.CircumflexConfigException} naming the bad key;
+   * the running policy then stays.
+   */
+  public void reconfigure(Map<String, String> config, long now) {
+    nativeReconfigure(handle, Json.object(config), now);
+  }
+
+  /** Names of the counters {@link #counters} writes, in order (rust-core's ffi::COUNTER_NAMES). */
+  public static final String[] COUNTER_NAMES = {
+    "plans", "last_plan_ns", "total_plan_ns", "node_updates", "admitted", "rejected", "finished",
+    "deadline_misses", "active_jobs",
+  };
+
+  /** Writes the engine's counters (see {@link #COUNTER_NAMES}) into {@code out}; returns how many. */
+  public int counters(long[] out) {
+    return nativeCounters(handle, out);
+  }
+
+  /**
+   * Takes every buffered native log record (process-wide, all engines), encoded as {@code
+   * LEVEL\u001ftarget\u001fmessage\u001e} per record; {@link NativeLog} decodes and forwards them.
+   */
+  static String drainLogs() {
+    NativeLoader.load();
+    return nativeDrainLogs();
+  }
+
   // Natives: static, handle first (RocksDB style); documented in rust-core/src/ffi/jni.rs.
+  private static native String nativeStatusHtml(long handle, long now);
+
+  private static native void nativeReconfigure(long handle, String configJson, long now);
+
+  private static native int nativeCounters(long handle, long[] out);
+
+  private static native String nativeDrainLogs();
+
   private static native String nativeInit(String logLevel);
 
   private static native long nativeCreate(String configJson);

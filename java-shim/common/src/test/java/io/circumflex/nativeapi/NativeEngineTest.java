@@ -160,4 +160,94 @@ public class NativeEngineTest {
     assertEquals("{\"a\\\"b\":\"c\\\\d\\n\\u0001\"}",
         NativeEngine.Json.object(Collections.singletonMap("a\"b", "c\\d\n\u0001")));
   }
+
+  private static Map<String, String> instantConfig(String policyName) {
+    Map<String, String> config = new HashMap<>(policy(policyName));
+    config.put("circumflex.locality.node.delay", "0");
+    config.put("circumflex.locality.rack.delay", "0");
+    return config;
+  }
+
+  @Test
+  public void reconfigureSwapsThePolicyAndABadOneKeepsTheOld() {
+    try (NativeEngine e = NativeEngine.create(instantConfig("fifo"))) {
+      e.addNode("h1", "/r1", 4, 0);
+      e.submitJob(job(2, 0), 0);
+      e.reconfigure(instantConfig("fair"), 1);
+      assertTrue(e.statusJson(2), e.statusJson(2).contains("\"policy\":\"fair\""));
+      try {
+        e.reconfigure(instantConfig("no-such-policy"), 3);
+        fail("an unknown policy must be refused");
+      } catch (CircumflexConfigException expected) {
+        assertTrue(expected.getMessage(), expected.getMessage().contains("no-such-policy"));
+      }
+      assertTrue("the old policy keeps running", e.statusJson(4).contains("\"policy\":\"fair\""));
+    }
+  }
+
+  @Test
+  public void countersMoveWithEvents() {
+    try (NativeEngine e = NativeEngine.create(instantConfig("fifo"))) {
+      long[] before = new long[NativeEngine.COUNTER_NAMES.length];
+      assertEquals("Java and Rust agree on the counter list", before.length, e.counters(before));
+      int node = e.addNode("h1", "/r1", 4, 0);
+      int a = e.submitJob(job(1, 0), 0);
+      e.nodeUpdate(node, 4, 0, 1, new int[16]);
+      e.finishJob(a, 2);
+      long[] after = new long[NativeEngine.COUNTER_NAMES.length + 3];
+      assertEquals(NativeEngine.COUNTER_NAMES.length, e.counters(after));
+      java.util.List<String> names = java.util.Arrays.asList(NativeEngine.COUNTER_NAMES);
+      assertEquals(1, after[names.indexOf("admitted")] - before[names.indexOf("admitted")]);
+      assertEquals(1, after[names.indexOf("node_updates")] - before[names.indexOf("node_updates")]);
+      assertEquals(1, after[names.indexOf("finished")]);
+      assertTrue(after[names.indexOf("plans")] > before[names.indexOf("plans")]);
+    }
+  }
+
+  @Test
+  public void statusHtmlEscapesJobNames() {
+    try (NativeEngine e = NativeEngine.create(instantConfig("fifo"))) {
+      Map<String, String> conf = job(1, 0);
+      conf.put("mapreduce.job.name", "<script>x</script>");
+      e.submitJob(conf, 0);
+      String html = e.statusHtml(1);
+      assertTrue(html, html.contains("id=\"circumflex-jobs\""));
+      assertTrue(html, html.contains("&lt;script&gt;x&lt;/script&gt;"));
+      assertFalse(html, html.contains("<script>"));
+    }
+  }
+
+  @Test
+  public void aNativeLogRecordReachesTheSink() {
+    NativeEngine.setLogLevel("info");
+    try (NativeEngine e = NativeEngine.create(instantConfig("fifo"))) {
+      NativeLog.drainTo((level, name, message) -> { });
+      e.reconfigure(instantConfig("fair"), 1);
+      final java.util.List<String> seen = new java.util.ArrayList<>();
+      int n = NativeLog.drainTo((level, name, message) -> seen.add(level + " " + name + " " + message));
+      assertTrue("records forwarded: " + seen, n >= 1);
+      boolean found = false;
+      for (String line : seen) {
+        found |= line.startsWith("INFO circumflex.native.circumflex.ffi.ops ") && line.contains("fifo -> fair");
+      }
+      assertTrue(seen.toString(), found);
+    } finally {
+      NativeEngine.setLogLevel("warn");
+    }
+    try {
+      NativeEngine.setLogLevel("info,bogus=notalevel");
+      fail("a bad level must be refused");
+    } catch (CircumflexConfigException expected) {
+      assertTrue(expected.getMessage(), expected.getMessage().contains("notalevel"));
+    }
+  }
+
+  @Test
+  public void logDecodingSplitsRecordsAndFields() {
+    final java.util.List<String> seen = new java.util.ArrayList<>();
+    int n = NativeLog.decode("WARN\u001fa::b\u001fone\ntwo\u001eODD\u001fc\u001fthree\u001ebroken\u001e",
+        (level, name, message) -> seen.add(level + "|" + name + "|" + message));
+    assertEquals(2, n);
+    assertEquals(java.util.Arrays.asList("WARN|circumflex.native.a.b|one\ntwo", "WARN|circumflex.native.c|three"), seen);
+  }
 }

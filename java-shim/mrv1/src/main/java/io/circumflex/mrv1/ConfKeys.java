@@ -15,6 +15,8 @@ public final class ConfKeys {
   public static final String JOB_PREFIX = "circumflex.job.";
   /** Prefix of keys the MRv1 shim reads itself (never forwarded: the engine would hand them to the policy). */
   public static final String SHIM_PREFIX = "circumflex.mrv1.";
+  /** Native log level ({@code env_logger} syntax, default {@code warn}); read at start and at every refresh. */
+  public static final String NATIVE_LOG = "circumflex.mrv1.native.log";
   /** The pool-mode key; MRv1 has separate map and reduce slots, so the shim defaults it to split. */
   public static final String POOL_MODE = "circumflex.pool.mode";
 

@@ -6,6 +6,10 @@ import io.circumflex.CircumflexInvalidJobException;
 import io.circumflex.CircumflexRejectedException;
 import io.circumflex.CircumflexUnknownIdException;
 import io.circumflex.nativeapi.NativeEngine;
+import io.circumflex.nativeapi.NativeLog;
+import io.circumflex.observe.EngineMetrics;
+import io.circumflex.yarn.webapp.CircumflexSchedulerPage;
+import io.circumflex.yarn.webapp.CircumflexSchedulerWebService;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -19,6 +23,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListMap;
 import org.apache.hadoop.conf.Configurable;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.metrics2.lib.DefaultMetricsSystem;
 import org.apache.hadoop.security.UserGroupInformation;
 import org.apache.hadoop.security.authorize.AccessControlList;
 import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
@@ -174,6 +179,9 @@ public class CircumflexScheduler extends AbstractYarnScheduler<FifoAppAttempt, F
   private final Map<ContainerId, org.apache.hadoop.yarn.api.records.NodeId> amContainers = new HashMap<>();
   private final Map<org.apache.hadoop.yarn.api.records.NodeId, Integer> engineCapacity = new HashMap<>();
   private long fallbackAllocations;
+  /** Metrics2 values the shim measures itself (node-update time, refreshes). */
+  private final EngineMetrics observed = new EngineMetrics();
+  private boolean metricsRegistered;
 
   /** A task container the engine knows about. */
   private static final class TaskRecord {
@@ -278,6 +286,7 @@ public class CircumflexScheduler extends AbstractYarnScheduler<FifoAppAttempt, F
 
   @Override
   public void serviceInit(Configuration configuration) throws Exception {
+    registerWebDefaults(configuration);
     int minMb = configuration.getInt(YarnConfiguration.RM_SCHEDULER_MINIMUM_ALLOCATION_MB,
         YarnConfiguration.DEFAULT_RM_SCHEDULER_MINIMUM_ALLOCATION_MB);
     int maxMb = configuration.getInt(YarnConfiguration.RM_SCHEDULER_MAXIMUM_ALLOCATION_MB,
@@ -304,19 +313,13 @@ public class CircumflexScheduler extends AbstractYarnScheduler<FifoAppAttempt, F
 
   /** Creates the engine; a bad configuration fails start-up, a missing library means fallback. */
   private synchronized void startEngine(Configuration configuration) {
-    Map<String, String> keys = new TreeMap<>();
-    for (Map.Entry<String, String> e : configuration.getPropsWithPrefix(KEY_PREFIX).entrySet()) {
-      String key = KEY_PREFIX + e.getKey();
-      if (!key.startsWith("circumflex.yarn.")) {
-        keys.put(key, e.getValue());
-      }
-    }
-    keys.put("circumflex.pool.mode", "shared");
+    Map<String, String> keys = engineKeys(configuration);
     try {
       NativeEngine.init(configuration.get(KEY_NATIVE_LOG, "warn"));
       engine = NativeEngine.create(keys);
       LOG.info("Circumflex engine started: policy {} ({} keys), slot = {} MB", keys.get("circumflex.policy"),
           keys.size(), slotMb);
+      registerMetrics();
     } catch (CircumflexConfigException e) {
       throw new YarnRuntimeException("Circumflex configuration rejected: " + e.getMessage(), e);
     } catch (CircumflexException | LinkageError e) {
@@ -327,6 +330,10 @@ public class CircumflexScheduler extends AbstractYarnScheduler<FifoAppAttempt, F
   @Override
   public void serviceStop() throws Exception {
     synchronized (this) {
+      if (metricsRegistered) {
+        DefaultMetricsSystem.instance().unregisterSource(EngineMetrics.SOURCE_NAME);
+        metricsRegistered = false;
+      }
       if (engine != null) {
         engine.close();
       }
@@ -349,10 +356,102 @@ public class CircumflexScheduler extends AbstractYarnScheduler<FifoAppAttempt, F
     this.rmContext = context;
   }
 
+  /**
+   * {@code yarn rmadmin -refreshQueues}: applies the {@code circumflex.*} keys of {@code configuration}
+   * (AdminService passes {@code yarn-site.xml} freshly read through the RM's configuration provider) to
+   * the running engine: a changed policy or parameters, jobs and nodes kept, everything re-planned. A
+   * bad configuration is refused with an IOException naming the key, and the old policy keeps running.
+   */
   @Override
   public synchronized void reinitialize(Configuration configuration, RMContext context) throws IOException {
+    if (engine != null) {
+      Map<String, String> keys = engineKeys(configuration);
+      try {
+        NativeEngine.setLogLevel(configuration.get(KEY_NATIVE_LOG, "warn"));
+        engine.reconfigure(keys, System.currentTimeMillis());
+        observed.refreshed(true);
+        LOG.info("Circumflex refreshed: policy {} ({} keys)", keys.get("circumflex.policy"), keys.size());
+      } catch (CircumflexConfigException e) {
+        observed.refreshed(false);
+        throw new IOException("Circumflex refresh rejected, the running policy is kept: " + e.getMessage(), e);
+      } catch (CircumflexException | LinkageError e) {
+        fallBack("reconfigure failed", e);
+      } finally {
+        drainNativeLog();
+      }
+    }
     setConf(configuration);
     super.reinitialize(configuration, context);
+  }
+
+  /** Every {@code circumflex.*} key the engine takes (the shim's own {@code circumflex.yarn.*} are not). */
+  static Map<String, String> engineKeys(Configuration configuration) {
+    Map<String, String> keys = new TreeMap<>();
+    for (Map.Entry<String, String> e : configuration.getPropsWithPrefix(KEY_PREFIX).entrySet()) {
+      String key = KEY_PREFIX + e.getKey();
+      if (!key.startsWith("circumflex.yarn.")) {
+        keys.put(key, e.getValue());
+      }
+    }
+    keys.put("circumflex.pool.mode", "shared");
+    return keys;
+  }
+
+  // ----- observability ---------------------------------------------------------------------------
+
+  /** Key of the RM's plug-in scheduler page class. */
+  static final String KEY_SCHEDULER_PAGE = "yarn.http.rmwebapp.scheduler.page.class";
+  /** Key of the RM web app's extra JAX-RS resources. */
+  static final String KEY_EXTERNAL_CLASSES = "yarn.http.rmwebapp.external.classes";
+
+  /**
+   * Points the RM web app at the Circumflex page and REST resource unless the operator chose
+   * otherwise: the scheduler is initialised before the web app starts and shares the RM's
+   * configuration, so one scheduler class setting is enough for the whole UI.
+   */
+  static void registerWebDefaults(Configuration configuration) {
+    configuration.setIfUnset(KEY_SCHEDULER_PAGE, CircumflexSchedulerPage.class.getName());
+    String rest = CircumflexSchedulerWebService.class.getName();
+    List<String> external = new ArrayList<>(configuration.getTrimmedStringCollection(KEY_EXTERNAL_CLASSES));
+    if (!external.contains(rest)) {
+      external.add(rest);
+      configuration.set(KEY_EXTERNAL_CLASSES, String.join(",", external));
+    }
+  }
+
+  private void registerMetrics() {
+    if (!metricsRegistered) {
+      try {
+        DefaultMetricsSystem.instance().register(EngineMetrics.SOURCE_NAME, EngineMetrics.SOURCE_DESCRIPTION,
+            new CircumflexMetricsSource(this));
+        metricsRegistered = true;
+      } catch (org.apache.hadoop.metrics2.MetricsException e) {
+        LOG.warn("Circumflex metrics not published: {}", e.getMessage());
+      }
+    }
+  }
+
+  /** The metrics2 values now (native counters are left out in fallback). */
+  public List<EngineMetrics.Metric> readMetrics() {
+    NativeEngine current;
+    synchronized (this) {
+      current = engine;
+    }
+    return observed.read(current);
+  }
+
+  /** The engine's status as an HTML fragment for the scheduler page, or null in fallback. */
+  public synchronized String statusHtml() {
+    return engine == null ? null : guard("statusHtml", () -> engine.statusHtml(System.currentTimeMillis()), null);
+  }
+
+  /** Forwards buffered native log records to log4j. */
+  private static void drainNativeLog() {
+    try {
+      NativeLog.drainTo(io.circumflex.nativeapi.CommonsLoggingSink.INSTANCE);
+    } catch (CircumflexException | LinkageError e) {
+      LOG.debug("cannot drain the native log", e);
+    }
   }
 
   @Override
@@ -858,7 +957,9 @@ public class CircumflexScheduler extends AbstractYarnScheduler<FifoAppAttempt, F
       return;
     }
     int free = slotsOf(node.getUnallocatedResource());
+    long started = System.nanoTime();
     Integer written = guard("nodeUpdate", () -> engine.nodeUpdate(engineNode, free, 0, now, choices), null);
+    observed.nodeUpdateTimed(System.nanoTime() - started);
     if (written == null) {
       return;
     }
@@ -1089,5 +1190,6 @@ public class CircumflexScheduler extends AbstractYarnScheduler<FifoAppAttempt, F
   @Override
   public synchronized void update() {
     guard("tick", () -> engine.tick(System.currentTimeMillis()), Boolean.FALSE);
+    drainNativeLog();
   }
 }

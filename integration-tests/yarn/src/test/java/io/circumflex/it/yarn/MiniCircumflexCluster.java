@@ -181,6 +181,16 @@ final class MiniCircumflexCluster implements AutoCloseable {
     return results;
   }
 
+  /** The ResourceManager's web address, {@code http://host:port}. */
+  String webAddress() {
+    return org.apache.hadoop.yarn.webapp.util.WebAppUtils.getRMWebAppURLWithScheme(cluster.getConfig());
+  }
+
+  /** The in-process ResourceManager. */
+  org.apache.hadoop.yarn.server.resourcemanager.ResourceManager resourceManager() {
+    return cluster.getResourceManager();
+  }
+
   @Override
   public void close() {
     cluster.stop();

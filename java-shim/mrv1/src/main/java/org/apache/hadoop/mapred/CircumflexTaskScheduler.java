@@ -7,9 +7,11 @@ import io.circumflex.CircumflexInvalidJobException;
 import io.circumflex.CircumflexRejectedException;
 import io.circumflex.CircumflexUnknownIdException;
 import io.circumflex.mrv1.ConfKeys;
+import io.circumflex.mrv1.Mrv1Observability;
 import io.circumflex.mrv1.OnceLogger;
 import io.circumflex.mrv1.PlanOrder;
 import io.circumflex.nativeapi.NativeEngine;
+import io.circumflex.observe.EngineMetrics;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -96,6 +98,19 @@ public class CircumflexTaskScheduler extends TaskScheduler {
 
   private final Listener listener = new Listener();
   private final OnceLogger onceLog = new OnceLogger(LOG);
+  /** Metrics2 values the shim measures itself (node-update time, refreshes). */
+  private final EngineMetrics observed = new EngineMetrics();
+  private final Mrv1Observability.Target metricsTarget = new Mrv1Observability.Target() {
+    @Override
+    public NativeEngine currentEngine() {
+      return engine;
+    }
+
+    @Override
+    public EngineMetrics metrics() {
+      return observed;
+    }
+  };
   private final int[] choices = new int[MAX_CHOICES * NativeEngine.CHOICE_STRIDE];
 
   /** Jobs known to the scheduler and not yet final, in submission order. */
@@ -126,6 +141,7 @@ public class CircumflexTaskScheduler extends TaskScheduler {
   public synchronized void start() throws IOException {
     super.start();
     try {
+      NativeEngine.setLogLevel(conf.get(ConfKeys.NATIVE_LOG, "warn"));
       engine = createEngine(conf);
       fallbackReason = null;
       LOG.info("Circumflex scheduler started: native library " + NativeEngine.init(null)
@@ -140,6 +156,8 @@ public class CircumflexTaskScheduler extends TaskScheduler {
       LOG.error("Circumflex engine unavailable, scheduling in FIFO order until a successful refresh: "
           + e.getMessage(), e);
     }
+    Mrv1Observability.attach(metricsTarget);
+    registerServlet();
     taskTrackerManager.addJobInProgressListener(listener);
     eagerInit.setTaskTrackerManager(taskTrackerManager);
     eagerInit.start();
@@ -161,8 +179,39 @@ public class CircumflexTaskScheduler extends TaskScheduler {
     }, tickMs, tickMs, TimeUnit.MILLISECONDS);
   }
 
+  /**
+   * Adds {@code /scheduler} to the JobTracker's web server, as the contrib FairScheduler does
+   * ({@link CircumflexSchedulerServlet}). Skipped when the manager is not a JobTracker (unit tests).
+   */
+  private void registerServlet() {
+    if (taskTrackerManager instanceof JobTracker && ((JobTracker) taskTrackerManager).infoServer != null) {
+      org.apache.hadoop.http.HttpServer http = ((JobTracker) taskTrackerManager).infoServer;
+      http.setAttribute(CircumflexSchedulerServlet.ATTRIBUTE, this);
+      http.addServlet("circumflex-scheduler", "/scheduler", CircumflexSchedulerServlet.class);
+    }
+  }
+
+  /** The engine's status as an HTML fragment for the {@code /scheduler} page, or null in fallback. */
+  public String getEngineStatusHtml() {
+    NativeEngine e = engine;
+    if (e == null) {
+      return null;
+    }
+    try {
+      return e.statusHtml(System.currentTimeMillis());
+    } catch (CircumflexException ex) {
+      return null;
+    }
+  }
+
+  /** The metrics2 values now (for tests; the metrics system reads the same through its source). */
+  public List<EngineMetrics.Metric> readMetrics() {
+    return observed.read(engine);
+  }
+
   @Override
   public synchronized void terminate() throws IOException {
+    Mrv1Observability.detach(metricsTarget);
     if (timer != null) {
       timer.shutdownNow();
     }
@@ -283,7 +332,9 @@ public class CircumflexTaskScheduler extends TaskScheduler {
 
   private List<Task> assignFromEngine(NativeEngine e, TrackedNode node, TaskTrackerStatus tts, int freeMap,
       int freeReduce, int clusterSize, int uniqueHosts, long now) throws IOException {
+    long started = System.nanoTime();
     int n = e.nodeUpdate(node.engineId, freeMap, freeReduce, now, choices);
+    observed.nodeUpdateTimed(System.nanoTime() - started);
     List<Task> assigned = new ArrayList<Task>();
     int[] free = {freeMap, freeReduce};
     for (int c = 0; c < n && (free[0] > 0 || free[1] > 0); c++) {
@@ -584,6 +635,10 @@ public class CircumflexTaskScheduler extends TaskScheduler {
   @Override
   public synchronized void refresh() throws IOException {
     Configuration fresh = reloadConfiguration();
+    if (engine != null) {
+      reconfigure(fresh);
+      return;
+    }
     NativeEngine candidate;
     try {
       candidate = createEngine(fresh);
@@ -642,6 +697,29 @@ public class CircumflexTaskScheduler extends TaskScheduler {
     LOG.info("Circumflex configuration refreshed: " + ConfKeys.schedulerKeys(resolved(fresh)));
   }
 
+  /**
+   * Refresh of a running engine: the new policy and parameters are applied in place through the
+   * engine's reconfigure (jobs, trackers and running attempts stay, everything is re-planned). A bad
+   * configuration is refused with the engine's message and the old policy keeps running.
+   */
+  private void reconfigure(Configuration fresh) throws IOException {
+    try {
+      NativeEngine.setLogLevel(fresh.get(ConfKeys.NATIVE_LOG, "warn"));
+      engine.reconfigure(ConfKeys.schedulerKeys(resolved(fresh)), System.currentTimeMillis());
+      observed.refreshed(true);
+    } catch (CircumflexConfigException ex) {
+      observed.refreshed(false);
+      throw new IOException("Circumflex configuration rejected, keeping the previous one: " + ex.getMessage(), ex);
+    } catch (CircumflexInternalException | LinkageError ex) {
+      degrade("refresh", ex);
+      throw new IOException("Circumflex engine failed during refresh; FIFO until the next refresh: "
+          + ex.getMessage(), ex);
+    } finally {
+      Mrv1Observability.drainNativeLog();
+    }
+    LOG.info("Circumflex configuration refreshed: " + ConfKeys.schedulerKeys(resolved(fresh)));
+  }
+
   /** The configuration {@link #refresh()} applies: {@code mapred-site.xml} read anew. Tests override it. */
   protected Configuration reloadConfiguration() {
     return new JobConf();
@@ -671,6 +749,7 @@ public class CircumflexTaskScheduler extends TaskScheduler {
     }
     try {
       e.tick(System.currentTimeMillis());
+      Mrv1Observability.drainNativeLog();
     } catch (CircumflexInternalException | LinkageError ex) {
       synchronized (this) {
         if (engine == e) {

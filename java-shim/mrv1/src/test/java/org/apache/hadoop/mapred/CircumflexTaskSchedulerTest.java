@@ -121,4 +121,75 @@ public class CircumflexTaskSchedulerTest {
     assertTrue(status, status.contains("host7"));
     assertTrue("no jobs yet: " + scheduler.getJobs(null), scheduler.getJobs(null).isEmpty());
   }
+
+  /** Collects log4j events of the native loggers. */
+  static final class Captured extends org.apache.log4j.AppenderSkeleton {
+    final List<String> lines = new ArrayList<>();
+
+    @Override
+    protected synchronized void append(org.apache.log4j.spi.LoggingEvent event) {
+      lines.add(event.getLevel() + " " + event.getLoggerName() + " " + event.getRenderedMessage());
+    }
+
+    @Override
+    public void close() {}
+
+    @Override
+    public boolean requiresLayout() {
+      return false;
+    }
+  }
+
+  private static java.util.Map<String, Long> metrics(CircumflexTaskScheduler s) {
+    java.util.Map<String, Long> out = new java.util.HashMap<>();
+    for (io.circumflex.observe.EngineMetrics.Metric m : s.readMetrics()) {
+      out.put(m.name, m.value);
+    }
+    return out;
+  }
+
+  @Test
+  public void refreshReconfiguresInPlaceCountsItAndLogsNativelyToLog4j() throws IOException {
+    Captured captured = new Captured();
+    org.apache.log4j.Logger nativeLoggers = org.apache.log4j.Logger.getLogger("circumflex.native");
+    nativeLoggers.setLevel(org.apache.log4j.Level.INFO);
+    nativeLoggers.addAppender(captured);
+    try {
+      Configuration first = conf("fifo");
+      first.set(io.circumflex.mrv1.ConfKeys.NATIVE_LOG, "info");
+      scheduler = new TestScheduler();
+      scheduler.setConf(first);
+      scheduler.setTaskTrackerManager(ttm);
+      scheduler.start();
+      ttm.trackers.add(tracker("host1", 2, 1).getStatus());
+      scheduler.assignTasks(tracker("host1", 2, 1));
+      Configuration next = conf("fair");
+      next.set(io.circumflex.mrv1.ConfKeys.NATIVE_LOG, "info");
+      scheduler.next = next;
+      scheduler.refresh();
+      scheduler.next = conf("no-such-policy");
+      try {
+        scheduler.refresh();
+        fail("a bad policy must be refused");
+      } catch (IOException expected) {
+        assertTrue(expected.getMessage(), expected.getMessage().contains("no-such-policy"));
+      }
+      String status = scheduler.getEngineStatusJson();
+      assertTrue("fair kept after the refused refresh: " + status, status.contains("\"policy\":\"fair\""));
+      assertTrue("reconfigure kept the tracker: " + status, status.contains("host1"));
+      java.util.Map<String, Long> values = metrics(scheduler);
+      assertEquals(values.toString(), Long.valueOf(1), values.get("Refreshes"));
+      assertEquals(values.toString(), Long.valueOf(1), values.get("RefreshesRejected"));
+      assertTrue(values.toString(), values.get("Plans") >= 1);
+      String html = scheduler.getEngineStatusHtml();
+      assertTrue(html, html.contains("<tr><th>Policy</th><td>fair</td></tr>"));
+      String log = captured.lines.toString();
+      assertTrue("the native refresh line reaches log4j: " + log,
+          log.contains("INFO circumflex.native.circumflex.ffi.ops refreshed: policy fifo -> fair"));
+      assertTrue("the native refusal reaches log4j: " + log,
+          log.contains("WARN circumflex.native.circumflex.ffi.ops refresh rejected"));
+    } finally {
+      nativeLoggers.removeAppender(captured);
+    }
+  }
 }
