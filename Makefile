@@ -8,7 +8,7 @@ GRADLE_FLAGS ?= --console=plain
 CARGO ?= cargo
 APT := $(shell command -v sudo >/dev/null 2>&1 && [ "$$(id -u)" != 0 ] && echo sudo) apt-get
 
-.PHONY: demo test setup rust-test java-test jar mrv1-replay clean
+.PHONY: demo test setup rust-test java-test jar mrv1-replay sls clean
 
 ## The main job: a small workload on an embedded MiniMRYarnCluster under fifo and fair; prints
 ## per-job response times and their mean per policy.
@@ -42,6 +42,12 @@ jar: setup
 ## and fair; per-job response times. Options: make mrv1-replay REPLAY_ARGS="--trace /abs/t.csv --policies fifo,fair"
 mrv1-replay: setup
 	$(GRADLE) $(GRADLE_FLAGS) -q :integration-tests:mrv1:replay $(if $(REPLAY_ARGS),-PreplayArgs="$(REPLAY_ARGS)")
+
+## SLS at scale (docs/sls.md): 1,000 simulated NMs, 300 SWIM jobs, under Circumflex fifo/fair/flex,
+## FairScheduler and CapacityScheduler, one after the other; report in results/sls/. About 20 minutes.
+## Options: make sls SLS_ARGS="--jobs 100 --schedulers circumflex:flex,fair"
+sls: setup
+	$(GRADLE) $(GRADLE_FLAGS) -q :integration-tests:sls:sls $(if $(SLS_ARGS),-PslsArgs="$(SLS_ARGS)")
 
 setup:
 	@command -v $(CARGO) >/dev/null || { echo "cargo (Rust >= 1.80) is required: see https://rustup.rs" >&2; exit 1; }
