@@ -38,11 +38,11 @@ public final class SlsInput {
     int nodes = 1000;
     int nodesPerRack = 40;
     int jobs = 300;
-    long arrivalSpanMs = 90_000;
+    long arrivalSpanMs = 60_000;
     int maxMaps = 100;
     int maxReduces = 20;
     long minTaskMs = 2_000;
-    long maxTaskMs = 30_000;
+    long maxTaskMs = 20_000;
     long seed = 1;
     /** The SWIM TSV, or null for the synthetic model. */
     Path swim;
@@ -213,7 +213,7 @@ public final class SlsInput {
     return jobs;
   }
 
-  /** Seeded synthetic jobs: Poisson arrivals over the span, 1..maxMaps maps, 0..maxReduces reduces. */
+  /** Seeded synthetic jobs: evenly spaced arrivals over the span, 1..maxMaps maps, 0..maxReduces reduces. */
   static List<Job> synthetic(Params p) {
     Random r = new Random(p.seed);
     List<Job> jobs = new ArrayList<>();
