@@ -100,6 +100,7 @@ public final class SlsCompare {
     if (!jvmArgs.isEmpty()) {
       cmd.addAll(Arrays.asList(jvmArgs.split("\\s+")));
     }
+    cmd.add("-Djdk.net.hosts.file=" + input.resolve("hosts").toAbsolutePath());
     cmd.addAll(Arrays.asList("-cp", System.getProperty("java.class.path"), SlsRun.class.getName(), scheduler,
         input.resolve("trace.json").toString(), input.resolve("nodes.json").toString(), runDir.toString(),
         Long.toString(timeoutS)));

@@ -126,6 +126,15 @@ public final class SlsInput {
         w.write("]}\n");
       }
     }
+    // Simulated hosts have no DNS entries, yet the RM resolves a node's name for every container token
+    // (with the system resolver each miss can take seconds, stalling the RM's dispatcher): the runs point
+    // the JVM at this file with -Djdk.net.hosts.file.
+    try (Writer w = Files.newBufferedWriter(dir.resolve("hosts"), StandardCharsets.UTF_8)) {
+      w.write("127.0.0.1 localhost " + localHostName() + "\n");
+      for (int n = 0; n < p.nodes; n++) {
+        w.write("127.0.0.1 node" + n + "\n");
+      }
+    }
     Random hosts = new Random(p.seed ^ 0x5157L);
     try (Writer w = Files.newBufferedWriter(dir.resolve("trace.json"), StandardCharsets.UTF_8)) {
       for (int i = 0; i < jobs.size(); i++) {
@@ -147,6 +156,16 @@ public final class SlsInput {
       }
     }
     return jobs;
+  }
+
+  /** This machine's name: the RM resolves it too, so the hosts file must carry it. */
+  private static String localHostName() {
+    try {
+      return java.net.InetAddress.getLocalHost().getHostName();
+    } catch (java.net.UnknownHostException e) {
+      String env = System.getenv("HOSTNAME");
+      return env == null || env.isEmpty() ? "localhost.localdomain" : env;
+    }
   }
 
   private static String task(Random hosts, Params p, long ms, int priority, String type) {
