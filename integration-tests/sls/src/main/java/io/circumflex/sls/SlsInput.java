@@ -38,11 +38,11 @@ public final class SlsInput {
     int nodes = 1000;
     int nodesPerRack = 40;
     int jobs = 300;
-    long arrivalSpanMs = 60_000;
+    long arrivalSpanMs = 40_000;
     int maxMaps = 100;
     int maxReduces = 20;
     long minTaskMs = 2_000;
-    long maxTaskMs = 20_000;
+    long maxTaskMs = 15_000;
     long seed = 1;
     /** The SWIM TSV, or null for the synthetic model. */
     Path swim;
