@@ -8,7 +8,7 @@ GRADLE_FLAGS ?= --console=plain
 CARGO ?= cargo
 APT := $(shell command -v sudo >/dev/null 2>&1 && [ "$$(id -u)" != 0 ] && echo sudo) apt-get
 
-.PHONY: demo test setup rust-test java-test jar mrv1-replay ui-test clean fuzz soak
+.PHONY: demo test setup rust-test java-test jar mrv1-replay ui-test sls clean fuzz soak
 
 ## The main job: a small workload on an embedded MiniMRYarnCluster under fifo and fair; prints
 ## per-job response times and their mean per policy.
@@ -78,6 +78,12 @@ ui-test: setup
 	  -Pchromium="$$(command -v chromium)"
 	$(GRADLE) $(GRADLE_FLAGS) :integration-tests:yarn:test --tests io.circumflex.it.yarn.SchedulerPageIT \
 	  -Pchromium="$$(command -v chromium)"
+
+## SLS at scale (docs/sls.md): 1,000 simulated NMs, 300 SWIM jobs, under Circumflex fifo/fair/flex,
+## FairScheduler and CapacityScheduler, one after the other; report in results/sls/. About 20 minutes.
+## Options: make sls SLS_ARGS="--jobs 100 --schedulers circumflex:flex,fair"
+sls: setup
+	$(GRADLE) $(GRADLE_FLAGS) -q :integration-tests:sls:sls $(if $(SLS_ARGS),-PslsArgs="$(SLS_ARGS)")
 
 setup:
 	@command -v $(CARGO) >/dev/null || { echo "cargo (Rust >= 1.80) is required: see https://rustup.rs" >&2; exit 1; }

@@ -1028,13 +1028,19 @@ public class CircumflexScheduler extends AbstractYarnScheduler<FifoAppAttempt, F
     }
     boolean placeFree = hasNoPlacement(attempt, key);
     PendingAsk local = attempt.getPendingAsk(key, node.getNodeName());
-    if (local.getCount() > 0) {
-      total += allocate(node, attempt, key, Math.min(max, local.getCount()), NodeType.NODE_LOCAL,
+    // A node-local container also consumes one of the rack's ask and one of ANY (YARN's locality
+    // allocator throws a NullPointerException once either is used up), and an AM may ask for more on a
+    // node than on its rack (SLS's simulated AMs do): allocate no more than all three allow.
+    int localRoom = Math.min(local.getCount(),
+        Math.min(attempt.getPendingAsk(key, node.getRackName()).getCount(), any.getCount()));
+    if (localRoom > 0) {
+      total += allocate(node, attempt, key, Math.min(max, localRoom), NodeType.NODE_LOCAL,
           local.getPerAllocationResource(), job, NativeEngine.NODE_LOCAL, engineNode, now);
     }
     PendingAsk rack = attempt.getPendingAsk(key, node.getRackName());
-    if (allowed >= NativeEngine.RACK_LOCAL && rack.getCount() > 0 && total < max) {
-      total += allocate(node, attempt, key, Math.min(max - total, rack.getCount()), NodeType.RACK_LOCAL,
+    int rackRoom = Math.min(rack.getCount(), attempt.getPendingAsk(key, ResourceRequest.ANY).getCount());
+    if (allowed >= NativeEngine.RACK_LOCAL && rackRoom > 0 && total < max) {
+      total += allocate(node, attempt, key, Math.min(max - total, rackRoom), NodeType.RACK_LOCAL,
           rack.getPerAllocationResource(), job, NativeEngine.RACK_LOCAL, engineNode, now);
     }
     any = attempt.getPendingAsk(key, ResourceRequest.ANY);
