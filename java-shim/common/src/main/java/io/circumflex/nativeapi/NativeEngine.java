@@ -89,6 +89,11 @@ public final class NativeEngine implements AutoCloseable {
     return nativeAddNode(handle, name, rack, mapSlots, reduceSlots);
   }
 
+  /** Puts a node in or out of the accelerated pool (hardware affinity, e.g. from a YARN node label). */
+  public void setNodeAccelerated(int node, boolean accelerated) {
+    nativeSetNodeAccelerated(handle, node, accelerated);
+  }
+
   /** Marks a node lost; report its running tasks as failed with {@link #taskFinished}. */
   public void removeNode(int node, long now) {
     nativeRemoveNode(handle, node, now);
@@ -222,6 +227,8 @@ public final class NativeEngine implements AutoCloseable {
   private static native int nativeAddNode(long handle, String name, String rack, int mapSlots, int reduceSlots);
 
   private static native void nativeRemoveNode(long handle, int node, long now);
+
+  private static native void nativeSetNodeAccelerated(long handle, int node, boolean accelerated);
 
   private static native void nativeSetNodeCapacity(long handle, int node, int mapSlots, int reduceSlots);
 

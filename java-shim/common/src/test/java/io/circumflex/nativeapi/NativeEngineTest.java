@@ -113,6 +113,21 @@ public class NativeEngineTest {
   }
 
   @Test
+  public void nodesJoinTheAcceleratedPoolByLabelCall() {
+    try (NativeEngine e = NativeEngine.create(policy("adaptive"))) {
+      int node = e.addNode("h1", "/r1", 2, 0);
+      e.setNodeAccelerated(node, true);
+      e.setNodeAccelerated(node, false);
+      try {
+        e.setNodeAccelerated(node + 7, true);
+        fail("expected CircumflexUnknownIdException");
+      } catch (CircumflexUnknownIdException ex) {
+        assertTrue(ex.getMessage(), ex.getMessage().contains(String.valueOf(node + 7)));
+      }
+    }
+  }
+
+  @Test
   public void badArgumentsAreIllegalArgumentExceptions() {
     try (NativeEngine e = NativeEngine.create(policy("fifo"))) {
       int node = e.addNode("h1", "/r1", 1, 0);

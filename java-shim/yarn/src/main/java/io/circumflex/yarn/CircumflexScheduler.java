@@ -163,6 +163,8 @@ public class CircumflexScheduler extends AbstractYarnScheduler<FifoAppAttempt, F
   private final Resource usedResource = RECORDS.newRecordInstance(Resource.class);
   private boolean usePortForNodeName;
   private long slotMb;
+  /** Node label of the accelerated pool ({@code circumflex.adaptive.accelerated.label}), or null. */
+  private String acceleratedLabel;
   private QueueMetrics metrics;
   private ActiveUsersManager usersManager;
 
@@ -314,6 +316,8 @@ public class CircumflexScheduler extends AbstractYarnScheduler<FifoAppAttempt, F
   /** Creates the engine; a bad configuration fails start-up, a missing library means fallback. */
   private synchronized void startEngine(Configuration configuration) {
     Map<String, String> keys = engineKeys(configuration);
+    String label = keys.get("circumflex.adaptive.accelerated.label");
+    acceleratedLabel = label == null || label.trim().isEmpty() ? null : label.trim();
     try {
       NativeEngine.init(configuration.get(KEY_NATIVE_LOG, "warn"));
       engine = NativeEngine.create(keys);
@@ -615,6 +619,13 @@ public class CircumflexScheduler extends AbstractYarnScheduler<FifoAppAttempt, F
     if (id != null) {
       engineNodes.put(rmNode.getNodeID(), id);
       engineCapacity.put(rmNode.getNodeID(), slots);
+      Set<String> labels = rmNode.getNodeLabels();
+      if (acceleratedLabel != null && labels != null && labels.contains(acceleratedLabel)) {
+        guard("setNodeAccelerated", () -> {
+          engine.setNodeAccelerated(id, true);
+          return null;
+        }, null);
+      }
     }
   }
 
