@@ -8,7 +8,7 @@ GRADLE_FLAGS ?= --console=plain
 CARGO ?= cargo
 APT := $(shell command -v sudo >/dev/null 2>&1 && [ "$$(id -u)" != 0 ] && echo sudo) apt-get
 
-.PHONY: demo test setup rust-test java-test jar mrv1-replay clean
+.PHONY: demo test setup rust-test java-test jar mrv1-replay clean jni-bench
 
 ## The main job: a small workload on an embedded MiniMRYarnCluster under fifo and fair; prints
 ## per-job response times and their mean per policy.
@@ -42,6 +42,11 @@ jar: setup
 ## and fair; per-job response times. Options: make mrv1-replay REPLAY_ARGS="--trace /abs/t.csv --policies fifo,fair"
 mrv1-replay: setup
 	$(GRADLE) $(GRADLE_FLAGS) -q :integration-tests:mrv1:replay $(if $(REPLAY_ARGS),-PreplayArgs="$(REPLAY_ARGS)")
+
+## JNI micro-benchmark: NativeEngine.nodeUpdate round trip with 1,000 and 10,000 applications against an
+## empty JNI call (docs/evaluation.md). Options: make jni-bench BENCH_ARGS="--apps 1000 --policies flex"
+jni-bench: setup
+	flock /tmp/circumflex-jvm.lock $(GRADLE) $(GRADLE_FLAGS) -q :benchmarks:jni:jniBench $(if $(BENCH_ARGS),-PbenchArgs="$(BENCH_ARGS)")
 
 setup:
 	@command -v $(CARGO) >/dev/null || { echo "cargo (Rust >= 1.80) is required: see https://rustup.rs" >&2; exit 1; }
