@@ -38,6 +38,7 @@ pub mod error;
 pub mod ffi;
 pub mod flex;
 pub mod flowflex;
+pub mod gridmix;
 pub mod model;
 pub mod output;
 pub mod plot;
