@@ -38,10 +38,11 @@ jar: setup
 	$(GRADLE) $(GRADLE_FLAGS) -q :java-shim:yarn:jar :java-shim:mrv1:jar
 	@ls -l java-shim/yarn/build/libs/ java-shim/mrv1/build/libs/
 
-## MRv1 trace replay (the Gridmix 1.x stand-in): sleep jobs on a Hadoop 1.2.1 MiniMRCluster under fifo
-## and fair; per-job response times. Options: make mrv1-replay REPLAY_ARGS="--trace /abs/t.csv --policies fifo,fair"
+## MRv1 trace replay (the Gridmix 1.x stand-in): sleep jobs on a Hadoop 1.2.1 MiniMRCluster under fifo, fair
+## and Hadoop's own JobQueueTaskScheduler (hadoop-jobqueue); per-job response times.
+## Options: make mrv1-replay REPLAY_ARGS="--trace /abs/t.csv --policies fifo,fair,hadoop-jobqueue --out /abs/dir"
 mrv1-replay: setup
-	$(GRADLE) $(GRADLE_FLAGS) -q :integration-tests:mrv1:replay $(if $(REPLAY_ARGS),-PreplayArgs="$(REPLAY_ARGS)")
+	flock /tmp/circumflex-jvm.lock $(GRADLE) $(GRADLE_FLAGS) -q :integration-tests:mrv1:replay $(if $(REPLAY_ARGS),-PreplayArgs="$(REPLAY_ARGS)")
 
 ## Gridmix evaluation (docs/evaluation.md): hadoop-gridmix 3.4.1 (SLEEPJOB, REPLAY) on a MiniMRYarnCluster under
 ## circumflex-{fifo,fair,flex} and Hadoop's Fair and Capacity schedulers, on a trace recorded from the mini cluster

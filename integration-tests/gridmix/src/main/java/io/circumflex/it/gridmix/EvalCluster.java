@@ -52,6 +52,9 @@ final class EvalCluster implements AutoCloseable {
     conf.setInt(YarnConfiguration.RM_SCHEDULER_MINIMUM_ALLOCATION_MB, SLOT_MB);
     conf.setInt(YarnConfiguration.NM_PMEM_MB, nmMb);
     conf.setInt("yarn.minicluster.yarn.nodemanager.resource.memory-mb", nmMb);
+    // Memory is the one binding resource, as in the Circumflex shim's slots: with the default 8 vcores
+    // the FairScheduler (which checks vcores when fitting) would stop at 8 containers on this node.
+    conf.setInt(YarnConfiguration.NM_VCORES, 256);
     conf.setLong(YarnConfiguration.RM_NM_HEARTBEAT_INTERVAL_MS, 200);
     conf.setInt("yarn.app.mapreduce.am.resource.mb", AM_MB);
     conf.set("yarn.app.mapreduce.am.command-opts", "-Xmx320m -XX:TieredStopAtLevel=1 -Xshare:auto");
@@ -96,7 +99,9 @@ final class EvalCluster implements AutoCloseable {
       Files.write(alloc.toPath(), xml.getBytes(StandardCharsets.UTF_8));
       conf.set("yarn.scheduler.fair.allocation.file", alloc.getAbsolutePath());
       conf.setBoolean("yarn.scheduler.fair.assignmultiple", true);
-      conf.setInt("yarn.scheduler.fair.max.assign", -1);
+      // Heartbeat-driven assignment stalled with AMs running and tasks pending on this one-node cluster
+      // (docs/evaluation.md); continuous scheduling assigns from its own thread as well.
+      conf.setBoolean("yarn.scheduler.fair.continuous-scheduling-enabled", true);
       conf.setBoolean("yarn.scheduler.fair.user-as-default-queue", false);
       conf.setBoolean("yarn.scheduler.fair.preemption", false);
     } else if (scheduler.equals("hadoop-capacity")) {

@@ -194,8 +194,8 @@ public final class GridmixEval {
       conf.setBoolean("gridmix.highram-emulation.enable", false);
       conf.setBoolean("gridmix.task.jvm-options.enable", false);
       conf.setInt("gridmix.sleep.interval", 1);
-      int rc = ToolRunner.run(conf, new Gridmix(), new String[] {
-        "file://" + io.getAbsolutePath(), "file://" + traceFile.getAbsolutePath()});
+      String[] argv = {"file://" + io.getAbsolutePath(), "file://" + traceFile.getAbsolutePath()};
+      int rc = runWithLimit(conf, argv, RUN_LIMIT_MS);
       if (rc != 0) {
         throw new IllegalStateException("Gridmix exited with " + rc + " on " + trace + " under " + scheduler);
       }
@@ -232,6 +232,33 @@ public final class GridmixEval {
       }
     }
     return rows;
+  }
+
+  /** Longest one Gridmix replay may take before it counts as stalled (a full run's longest is ~4 min). */
+  static final long RUN_LIMIT_MS = 6 * 60 * 1000L;
+
+  /** Runs Gridmix in a thread of its own; a run past {@code limitMs} is reported as stalled. */
+  static int runWithLimit(Configuration conf, String[] argv, long limitMs) throws Exception {
+    final int[] rc = {-1};
+    final Exception[] failure = {null};
+    Thread t = new Thread(() -> {
+      try {
+        rc[0] = ToolRunner.run(conf, new Gridmix(), argv);
+      } catch (Exception e) {
+        failure[0] = e;
+      }
+    }, "gridmix-run");
+    t.setDaemon(true);
+    t.start();
+    t.join(limitMs);
+    if (t.isAlive()) {
+      t.interrupt();
+      throw new IllegalStateException("Gridmix stalled: not done after " + limitMs / 1000 + " s");
+    }
+    if (failure[0] != null) {
+      throw failure[0];
+    }
+    return rc[0];
   }
 
   static void deleteTree(Path root) throws IOException {
