@@ -99,9 +99,11 @@ final class EvalCluster implements AutoCloseable {
       Files.write(alloc.toPath(), xml.getBytes(StandardCharsets.UTF_8));
       conf.set("yarn.scheduler.fair.allocation.file", alloc.getAbsolutePath());
       conf.setBoolean("yarn.scheduler.fair.assignmultiple", true);
-      // Heartbeat-driven assignment stalled with AMs running and tasks pending on this one-node cluster
-      // (docs/evaluation.md); continuous scheduling assigns from its own thread as well.
-      conf.setBoolean("yarn.scheduler.fair.continuous-scheduling-enabled", true);
+      // The FairScheduler rounds every request up to its increment (1024 MB by default): 512 MB AMs and
+      // 256 MB tasks became 1024 MB each, four AMs filled the node and no task ever fitted (the stall in
+      // docs/evaluation.md). One slot is the increment here, as for the other schedulers.
+      conf.setInt("yarn.resource-types.memory-mb.increment-allocation", SLOT_MB);
+      conf.setInt("yarn.scheduler.increment-allocation-mb", SLOT_MB);
       conf.setBoolean("yarn.scheduler.fair.user-as-default-queue", false);
       conf.setBoolean("yarn.scheduler.fair.preemption", false);
     } else if (scheduler.equals("hadoop-capacity")) {
