@@ -8,7 +8,7 @@ GRADLE_FLAGS ?= --console=plain
 CARGO ?= cargo
 APT := $(shell command -v sudo >/dev/null 2>&1 && [ "$$(id -u)" != 0 ] && echo sudo) apt-get
 
-.PHONY: demo test setup rust-test java-test jar mrv1-replay ui-test sls clean fuzz soak
+.PHONY: demo test setup rust-test java-test jar mrv1-replay ui-test sls jni-bench gridmix clean fuzz soak
 
 ## The main job: a small workload on an embedded MiniMRYarnCluster under fifo and fair; prints
 ## per-job response times and their mean per policy.
@@ -38,10 +38,30 @@ jar: setup
 	$(GRADLE) $(GRADLE_FLAGS) -q :java-shim:yarn:jar :java-shim:mrv1:jar
 	@ls -l java-shim/yarn/build/libs/ java-shim/mrv1/build/libs/
 
-## MRv1 trace replay (the Gridmix 1.x stand-in): sleep jobs on a Hadoop 1.2.1 MiniMRCluster under fifo
-## and fair; per-job response times. Options: make mrv1-replay REPLAY_ARGS="--trace /abs/t.csv --policies fifo,fair"
+## MRv1 trace replay (the Gridmix 1.x stand-in): sleep jobs on a Hadoop 1.2.1 MiniMRCluster under fifo, fair
+## and Hadoop's own JobQueueTaskScheduler (hadoop-jobqueue); per-job response times.
+## Options: make mrv1-replay REPLAY_ARGS="--trace /abs/t.csv --policies fifo,fair,hadoop-jobqueue --out /abs/dir"
 mrv1-replay: setup
-	$(GRADLE) $(GRADLE_FLAGS) -q :integration-tests:mrv1:replay $(if $(REPLAY_ARGS),-PreplayArgs="$(REPLAY_ARGS)")
+	flock /tmp/circumflex-jvm.lock $(GRADLE) $(GRADLE_FLAGS) -q :integration-tests:mrv1:replay $(if $(REPLAY_ARGS),-PreplayArgs="$(REPLAY_ARGS)")
+
+## Gridmix evaluation (docs/evaluation.md): hadoop-gridmix 3.4.1 (SLEEPJOB, REPLAY) on a MiniMRYarnCluster under
+## circumflex-{fifo,fair,flex} and Hadoop's Fair and Capacity schedulers, on a trace recorded from the mini cluster
+## and on a window of the SWIM day; report.md + SVGs per trace under $(GRIDMIX_OUT). About 35 min; SMALL=1 about 15.
+## Options: make gridmix SMALL=1 GRIDMIX_OUT=/tmp/gm GRIDMIX_ARGS="--traces swim --schedulers hadoop-fair,circumflex-flex"
+GRIDMIX_OUT ?= results/gridmix
+GRIDMIX_SWIM ?= ../shared/data/swim/FB-2009_samples_24_times_1hr_0.tsv
+gridmix: setup
+	$(CARGO) build --release -p circumflex-core --bin circumflex
+	mkdir -p $(GRIDMIX_OUT)/swim
+	target/release/circumflex gridmix-trace --swim $(GRIDMIX_SWIM) $(if $(SMALL),--jobs 6) --out $(GRIDMIX_OUT)/swim/trace.json
+	flock /tmp/circumflex-jvm.lock $(GRADLE) $(GRADLE_FLAGS) -q :integration-tests:gridmix:gridmix \
+	  -PgridmixArgs="--out $(abspath $(GRIDMIX_OUT)) --swim-trace $(abspath $(GRIDMIX_OUT))/swim/trace.json $(if $(SMALL),--small) $(GRIDMIX_ARGS)"
+	target/release/circumflex gridmix-report $$(ls $(GRIDMIX_OUT)/*/jobs-*.csv | xargs -n1 dirname | sort -u)
+
+## JNI micro-benchmark: NativeEngine.nodeUpdate round trip with 1,000 and 10,000 applications against an
+## empty JNI call (docs/evaluation.md). Options: make jni-bench BENCH_ARGS="--apps 1000 --policies flex"
+jni-bench: setup
+	flock /tmp/circumflex-jvm.lock $(GRADLE) $(GRADLE_FLAGS) -q :benchmarks:jni:jniBench $(if $(BENCH_ARGS),-PbenchArgs="$(BENCH_ARGS)")
 
 ## Fuzzing, not part of `make test` (which runs a short stable pass, rust-core/tests/fuzz_short.rs).
 ## With a nightly toolchain and cargo-fuzz: libFuzzer on every target for FUZZ_SECONDS each, new inputs

@@ -40,6 +40,7 @@ pub mod ffi;
 pub mod flex;
 pub mod flowflex;
 pub mod fuzzing;
+pub mod gridmix;
 pub mod model;
 pub mod output;
 pub mod plot;

@@ -457,3 +457,21 @@ pub extern "system" fn Java_io_circumflex_nativeapi_NativeEngine_nativeStatusHtm
     })
     .resolve::<ThrowCircumflex>()
 }
+
+/// `static native int nativeEmpty(long handle, int node, int freeMap, int freeReduce, long now,
+/// int[] out)` of `io.circumflex.bench.JniBench`: does nothing and returns 0. The JNI
+/// micro-benchmark's baseline (`make jni-bench`): the same signature as `nativeNodeUpdate`, so the
+/// difference between the two is the engine's work plus the panic guard, not the JNI transition.
+#[no_mangle]
+pub extern "system" fn Java_io_circumflex_bench_JniBench_nativeEmpty<'local>(
+    _env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    _handle: jlong,
+    _node: jint,
+    _free_map: jint,
+    _free_reduce: jint,
+    _now: jlong,
+    _out: JIntArray<'local>,
+) -> jint {
+    0
+}

@@ -23,7 +23,7 @@ import org.apache.hadoop.mapred.RunningJob;
  * task sleeps, and the optional {@code conf} is {@code key=value;key=value} added to the job's
  * configuration (e.g. {@code circumflex.job.weight=2;circumflex.job.deadline.ms=60000}).
  *
- * <p>Usage: {@code Replay --trace FILE [--policies fifo,fair] [--trackers 2] [--map-slots 2]
+ * <p>Usage: {@code Replay --trace FILE [--policies fifo,fair,hadoop-jobqueue] [--trackers 2] [--map-slots 2]
  * [--reduce-slots 1] [--out DIR] [--set key=value ...]}. Output per policy:
  * {@code DIR/<policy>/jobs.csv} with the simulator's per-job column names where they apply
  * ({@code index,external_id,arrival_ms,start_ms,finish_ms,response_ms,maps,reduces,rejected,state};
@@ -31,6 +31,13 @@ import org.apache.hadoop.mapred.RunningJob;
  * job completion); {@code DIR/summary.csv}; and a table on stdout.
  */
 public final class Replay {
+  /**
+   * Policy name that runs Hadoop 1.2.1's default {@code JobQueueTaskScheduler} instead of Circumflex,
+   * as the baseline. (The contrib FairScheduler, {@code hadoop-fairscheduler:1.2.1}, is not on Maven
+   * Central, so it cannot join the comparison.)
+   */
+  static final String HADOOP_DEFAULT = "hadoop-jobqueue";
+
   /** One job of the trace. */
   static final class TraceJob {
     final String name;
@@ -140,7 +147,9 @@ public final class Replay {
       Map<String, String> extra) throws Exception {
     Map<String, String> schedulerConf = new LinkedHashMap<String, String>(extra);
     schedulerConf.put("circumflex.policy", policy);
-    Mrv1Cluster cluster = new Mrv1Cluster(trackers, mapSlots, reduceSlots, schedulerConf);
+    // The baseline: no Circumflex keys, so the JobTracker keeps Hadoop's own JobQueueTaskScheduler.
+    boolean hadoopDefault = policy.equals(HADOOP_DEFAULT);
+    Mrv1Cluster cluster = new Mrv1Cluster(trackers, mapSlots, reduceSlots, hadoopDefault ? null : schedulerConf);
     try {
       List<RunningJob> running = new ArrayList<RunningJob>();
       List<String> rejections = new ArrayList<String>();
@@ -172,7 +181,7 @@ public final class Replay {
         outcomes.add(new Outcome(i, trace.get(i), rj.getID().toString(), t.submit - t0, t.firstTaskStart - t0,
             t.finish - t0, false, rj.isSuccessful() ? "SUCCEEDED" : "FAILED"));
       }
-      if (!cluster.scheduler().isEngineActive()) {
+      if (!hadoopDefault && !cluster.scheduler().isEngineActive()) {
         System.err.println("warning: the scheduler fell back to FIFO: " + cluster.scheduler().getFallbackReason());
       }
       return outcomes;
@@ -217,7 +226,7 @@ public final class Replay {
 
   public static void main(String[] args) throws Exception {
     String tracePath = null;
-    String[] policies = {"fifo", "fair"};
+    String[] policies = {"fifo", "fair", HADOOP_DEFAULT};
     int trackers = 2;
     int mapSlots = 2;
     int reduceSlots = 1;

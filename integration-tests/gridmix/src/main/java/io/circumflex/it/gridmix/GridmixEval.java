@@ -1,0 +1,274 @@
+package io.circumflex.it.gridmix;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.mapred.gridmix.Gridmix;
+import org.apache.hadoop.mapreduce.Cluster;
+import org.apache.hadoop.mapreduce.Job;
+import org.apache.hadoop.mapreduce.JobStatus;
+import org.apache.hadoop.mapreduce.SleepJob;
+import org.apache.hadoop.metrics2.lib.DefaultMetricsSystem;
+import org.apache.hadoop.tools.rumen.TraceBuilder;
+import org.apache.hadoop.util.ToolRunner;
+
+/**
+ * The Gridmix evaluation ({@code make gridmix}; docs/evaluation.md). For each trace, for each
+ * scheduler: start a fresh {@link EvalCluster}, replay the trace with hadoop-gridmix 3.4.1
+ * ({@code SLEEPJOB}: every task sleeps for its traced runtime; {@code REPLAY}: jobs are submitted at
+ * the trace's gaps), then read every job's submission and finish time from the ResourceManager and
+ * write {@code <out>/<trace>/jobs-<scheduler>.csv}. {@code circumflex gridmix-report} turns the CSVs
+ * into the tables and plots.
+ *
+ * <p>Traces: {@code recorded} is made here: a few MapReduce sleep jobs run on a mini cluster
+ * (CapacityScheduler), then Rumen's TraceBuilder turns their job history into a Rumen trace
+ * ({@code <out>/recorded/trace.json}). {@code swim} is a Rumen trace given with {@code --swim-trace}
+ * (written by {@code circumflex gridmix-trace} from the SWIM day).
+ *
+ * <p>Arguments: {@code --work DIR} (scratch), {@code --out DIR} (default {@code results/gridmix}),
+ * {@code --traces recorded,swim}, {@code --swim-trace FILE}, {@code --schedulers a,b,...},
+ * {@code --small} (the recorded trace with 3 jobs instead of 6).
+ */
+public final class GridmixEval {
+  private GridmixEval() {}
+
+  /** One sleep job of the recorded workload: maps, reduces, map and reduce sleep (ms), gap before it (ms). */
+  private static final int[][] RECORDED = {
+    {8, 1, 8000, 4000, 0},
+    {1, 0, 2000, 0, 3000},
+    {4, 0, 4000, 0, 2000},
+    {2, 1, 2000, 2000, 2000},
+    {1, 0, 3000, 0, 2000},
+    {3, 0, 2000, 0, 2000},
+  };
+
+  public static void main(String[] args) throws Exception {
+    Map<String, String> opts = new HashMap<>();
+    boolean small = false;
+    for (int i = 0; i < args.length; i++) {
+      if (args[i].equals("--small")) {
+        small = true;
+      } else if (args[i].startsWith("--") && i + 1 < args.length) {
+        opts.put(args[i].substring(2), args[++i]);
+      } else {
+        throw new IllegalArgumentException("bad argument " + args[i]
+            + ": expected --work, --out, --traces, --swim-trace, --schedulers or --small");
+      }
+    }
+    File work = new File(opts.getOrDefault("work", "build/gridmix-work")).getAbsoluteFile();
+    File out = new File(opts.getOrDefault("out", "results/gridmix")).getAbsoluteFile();
+    List<String> traces = Arrays.asList(opts.getOrDefault("traces", "recorded,swim").split(","));
+    List<String> schedulers = opts.containsKey("schedulers")
+        ? Arrays.asList(opts.get("schedulers").split(",")) : EvalCluster.SCHEDULERS;
+    DefaultMetricsSystem.setMiniClusterMode(true);
+    Files.createDirectories(work.toPath());
+    List<String> failures = new ArrayList<>();
+    for (String trace : traces) {
+      File traceDir = new File(out, trace);
+      Files.createDirectories(traceDir.toPath());
+      File traceFile = new File(traceDir, "trace.json");
+      if (trace.equals("recorded")) {
+        record(work, traceFile, small ? 3 : RECORDED.length);
+      } else if (trace.equals("swim")) {
+        String given = opts.get("swim-trace");
+        if (given == null) {
+          throw new IllegalArgumentException("--traces swim needs --swim-trace FILE (circumflex gridmix-trace)");
+        }
+        if (!new File(given).getAbsoluteFile().equals(traceFile)) {
+          Files.copy(new File(given).toPath(), traceFile.toPath(), StandardCopyOption.REPLACE_EXISTING);
+        }
+      } else {
+        throw new IllegalArgumentException("unknown trace " + trace + ": expected recorded or swim");
+      }
+      List<TraceJobs.Job> jobs = TraceJobs.read(traceFile, new Configuration());
+      for (String scheduler : schedulers) {
+        long t0 = System.currentTimeMillis();
+        System.out.printf(Locale.ROOT, "== %s: %d jobs under %s ...%n", trace, jobs.size(), scheduler);
+        File csv = new File(traceDir, "jobs-" + scheduler + ".csv");
+        Files.deleteIfExists(csv.toPath());
+        try {
+          List<String> rows = replay(work, trace, scheduler, traceFile, jobs);
+          Files.write(csv.toPath(), rows, StandardCharsets.UTF_8);
+          System.out.printf(Locale.ROOT, "   done in %.0f s -> %s%n", (System.currentTimeMillis() - t0) / 1000.0, csv);
+        } catch (Exception e) {
+          // One scheduler's failure must not cost the others' runs; it is reported and counted.
+          failures.add(trace + " under " + scheduler + ": " + e);
+          System.out.println("   FAILED: " + e);
+        }
+      }
+    }
+    if (!failures.isEmpty()) {
+      System.out.println("failed runs:");
+      failures.forEach(f -> System.out.println("  " + f));
+      System.exit(1);
+    }
+    // Hadoop's mini clusters leave non-daemon threads behind.
+    System.exit(0);
+  }
+
+  /**
+   * Runs the recorded workload's first {@code count} jobs on a mini cluster and writes their Rumen
+   * trace (TraceBuilder over the job history files) to {@code traceFile}.
+   */
+  static void record(File work, File traceFile, int count) throws Exception {
+    System.out.printf(Locale.ROOT, "== recording %d sleep jobs for the Rumen trace ...%n", count);
+    File history = new File(work, "record-history");
+    deleteTree(history.toPath());
+    List<Job> jobs = new ArrayList<>();
+    try (EvalCluster cluster = EvalCluster.start("record", "hadoop-capacity", count, work)) {
+      for (int i = 0; i < count; i++) {
+        int[] spec = RECORDED[i];
+        Thread.sleep(spec[4]);
+        Configuration conf = new Configuration(cluster.config());
+        SleepJob sleep = new SleepJob();
+        sleep.setConf(conf);
+        Job job = sleep.createJob(spec[0], spec[1], spec[2], 1, spec[3], 1);
+        job.setJobName(String.format(Locale.ROOT, "recorded-%d-%dm%dr", i, spec[0], spec[1]));
+        job.submit();
+        jobs.add(job);
+      }
+      for (Job job : jobs) {
+        if (!job.waitForCompletion(false)) {
+          throw new IllegalStateException("recording job " + job.getJobName() + " failed");
+        }
+      }
+      // The AM copies each job's .jhist and _conf.xml to the history's intermediate done directory when
+      // the job ends; the history server may already have moved some to the done directory. Collect both.
+      Files.createDirectories(history.toPath());
+      int found = 0;
+      try (Stream<Path> files = Files.walk(new File(work, "record").toPath())) {
+        for (Path p : files.collect(Collectors.toList())) {
+          String name = p.getFileName().toString();
+          if (name.endsWith(".jhist") || (name.startsWith("job_") && name.endsWith("_conf.xml"))) {
+            Files.copy(p, history.toPath().resolve(name), StandardCopyOption.REPLACE_EXISTING);
+            found += name.endsWith(".jhist") ? 1 : 0;
+          }
+        }
+      }
+      if (found < count) {
+        throw new IllegalStateException("found " + found + " job history files for " + count + " jobs under "
+            + new File(work, "record"));
+      }
+      File topology = new File(work, "record-topology.json");
+      int rc = ToolRunner.run(new Configuration(cluster.config()), new TraceBuilder(), new String[] {
+        "file://" + traceFile.getAbsolutePath(), "file://" + topology.getAbsolutePath(),
+        "file://" + history.getAbsolutePath()});
+      if (rc != 0) {
+        throw new IllegalStateException("TraceBuilder failed with " + rc);
+      }
+    }
+  }
+
+  /** Replays {@code traceFile} with Gridmix under {@code scheduler}; returns the per-job CSV lines. */
+  static List<String> replay(File work, String trace, String scheduler, File traceFile, List<TraceJobs.Job> jobs)
+      throws Exception {
+    String name = trace + "-" + scheduler;
+    File io = new File(work, name + "-io");
+    deleteTree(io.toPath());
+    // Sleep jobs read no input, but Gridmix's file pool wants one non-empty file under <iopath>/input.
+    Files.createDirectories(new File(io, "input").toPath());
+    Files.write(new File(io, "input/part-0").toPath(), new byte[4096]);
+    List<String> rows = new ArrayList<>();
+    rows.add("trace,scheduler,seq,original_id,maps,reduces,map_ms_max,map_ms_sum,reduce_ms_max,reduce_ms_sum,"
+        + "trace_submit_ms,submit_ms,finish_ms,state");
+    try (EvalCluster cluster = EvalCluster.start(name, scheduler, jobs.size(), work)) {
+      Configuration conf = new Configuration(cluster.config());
+      conf.set("gridmix.job.type", "SLEEPJOB");
+      conf.set("gridmix.job-submission.policy", "REPLAY");
+      conf.setLong("gridmix.min.file.size", 0);
+      conf.set("gridmix.output.directory", "gridmix-out");
+      conf.setBoolean("gridmix.distributed-cache-emulation.enable", false);
+      conf.setBoolean("gridmix.compression-emulation.enable", false);
+      conf.setBoolean("gridmix.highram-emulation.enable", false);
+      conf.setBoolean("gridmix.task.jvm-options.enable", false);
+      conf.setInt("gridmix.sleep.interval", 1);
+      String[] argv = {"file://" + io.getAbsolutePath(), "file://" + traceFile.getAbsolutePath()};
+      int rc = runWithLimit(conf, argv, RUN_LIMIT_MS);
+      if (rc != 0) {
+        throw new IllegalStateException("Gridmix exited with " + rc + " on " + trace + " under " + scheduler);
+      }
+      String fallback = cluster.fallbackCause();
+      if (fallback != null) {
+        throw new IllegalStateException("the Circumflex engine fell back to FIFO: " + fallback);
+      }
+      Map<Integer, JobStatus> bySeq = new HashMap<>();
+      Cluster client = new Cluster(conf);
+      try {
+        for (JobStatus status : client.getAllJobStatuses()) {
+          String jobName = status.getJobName();
+          if (jobName != null && jobName.matches("GRIDMIX\\d+")) {
+            bySeq.put(Integer.parseInt(jobName.substring("GRIDMIX".length())), status);
+          }
+        }
+      } finally {
+        client.close();
+      }
+      if (bySeq.size() != jobs.size()) {
+        throw new IllegalStateException("the RM lists " + bySeq.size() + " Gridmix jobs; the trace has " + jobs.size());
+      }
+      // Gridmix numbers jobs in trace order from its first sequence number.
+      int first = bySeq.keySet().stream().mapToInt(Integer::intValue).min().orElse(0);
+      for (int i = 0; i < jobs.size(); i++) {
+        JobStatus s = bySeq.get(first + i);
+        TraceJobs.Job j = jobs.get(i);
+        if (s == null) {
+          throw new IllegalStateException("no GRIDMIX job with sequence number " + (first + i));
+        }
+        rows.add(String.format(Locale.ROOT, "%s,%s,%d,%s,%d,%d,%d,%d,%d,%d,%d,%d,%d,%s", trace, scheduler, i,
+            j.id, j.maps, j.reduces, j.mapMsMax, j.mapMsSum, j.reduceMsMax, j.reduceMsSum, j.submitMs,
+            s.getStartTime(), s.getFinishTime(), s.getState()));
+      }
+    }
+    return rows;
+  }
+
+  /** Longest one Gridmix replay may take before it counts as stalled (a full run's longest is ~4 min). */
+  static final long RUN_LIMIT_MS = 6 * 60 * 1000L;
+
+  /** Runs Gridmix in a thread of its own; a run past {@code limitMs} is reported as stalled. */
+  static int runWithLimit(Configuration conf, String[] argv, long limitMs) throws Exception {
+    final int[] rc = {-1};
+    final Exception[] failure = {null};
+    Thread t = new Thread(() -> {
+      try {
+        rc[0] = ToolRunner.run(conf, new Gridmix(), argv);
+      } catch (Exception e) {
+        failure[0] = e;
+      }
+    }, "gridmix-run");
+    t.setDaemon(true);
+    t.start();
+    t.join(limitMs);
+    if (t.isAlive()) {
+      t.interrupt();
+      throw new IllegalStateException("Gridmix stalled: not done after " + limitMs / 1000 + " s");
+    }
+    if (failure[0] != null) {
+      throw failure[0];
+    }
+    return rc[0];
+  }
+
+  static void deleteTree(Path root) throws IOException {
+    if (!Files.exists(root)) {
+      return;
+    }
+    try (Stream<Path> paths = Files.walk(root)) {
+      for (Path p : paths.sorted((a, b) -> b.compareTo(a)).collect(Collectors.toList())) {
+        Files.delete(p);
+      }
+    }
+  }
+}

@@ -1,0 +1,627 @@
+//! The Gridmix evaluation's two Rust halves (`make gridmix`, `docs/evaluation.md`); the Java harness in
+//! `integration-tests/gridmix` runs Gridmix on the mini cluster between them.
+//!
+//! 1. **Trace conversion** ([`Scaling`], [`scale_window`], [`to_rumen`]): a contiguous window of a
+//!    workload (the SWIM day, turned into tasks by [`crate::trace::swim::SwimModel`]) scaled to fit a
+//!    one-node mini cluster, written as a Rumen trace that Gridmix replays in sleep-job mode.
+//! 2. **Report** ([`JobRow`], [`Summary`], [`write_report`]): the harness's per-job CSVs (one per
+//!    scheduler) become a summary table with ratios to a baseline scheduler, a per-job table, and plots.
+//!
+//! Scaling decisions (the papers and SWIM are silent; the mini cluster has about four task slots):
+//! - **Window**: jobs `first_job .. first_job + jobs` in trace order, so arrivals keep their real
+//!   clustering. Submission gaps are multiplied by `gap_scale` (< 1 packs the window tighter).
+//! - **Task counts** are capped: a job with more than `max_maps` maps gets `max_maps`, each running
+//!   `total map work / max_maps` (same for reduces), so a big job keeps its total work and stays big.
+//!   Jobs under the cap keep their own task durations.
+//! - Every task duration is then clamped to `[min_task_ms, max_task_ms]`.
+//! - Rumen fields: one successful attempt per task; a reduce's `shuffleFinished` and `sortFinished` equal
+//!   its start, so Gridmix's sleep reducer (which sleeps merge + reduce time) sleeps the whole duration.
+//!
+//! Report decisions: response time = finish − submission, as the ResourceManager recorded them.
+//! A job's **ideal time** is a lower bound on its run alone on `slots` task slots with no overhead:
+//! `max(longest map, map work / slots) + max(longest reduce, reduce work / slots)`; **stretch** =
+//! response / ideal. On a mini cluster every job also pays for its AM and task JVM start-ups (seconds
+//! each), which the bound leaves out, so short jobs have stretches well above 1 under any scheduler.
+//! Makespan = last finish − first submission. A job that did not succeed is counted in `failed` and
+//! kept out of the means.
+
+use std::collections::BTreeMap;
+use std::fmt::Write;
+use std::path::Path;
+
+use serde_json::{json, Value};
+
+use crate::error::{Error, Result};
+use crate::model::Time;
+use crate::output::OutDir;
+use crate::plot::{grouped_bars, line_chart, Series};
+use crate::sim::SimJob;
+
+/// How a window of jobs is cut and scaled to the mini cluster. See the module docs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Scaling {
+    /// Index (0-based, trace order) of the window's first job.
+    pub first_job: usize,
+    /// Jobs in the window.
+    pub jobs: usize,
+    /// Factor on submission gaps.
+    pub gap_scale: f64,
+    /// Most maps per job.
+    pub max_maps: u32,
+    /// Most reduces per job.
+    pub max_reduces: u32,
+    /// Shortest task, ms.
+    pub min_task_ms: Time,
+    /// Longest task, ms.
+    pub max_task_ms: Time,
+}
+
+impl Default for Scaling {
+    fn default() -> Self {
+        Scaling {
+            first_job: 406,
+            jobs: 12,
+            gap_scale: 0.25,
+            max_maps: 12,
+            max_reduces: 2,
+            min_task_ms: 2_000,
+            max_task_ms: 60_000,
+        }
+    }
+}
+
+impl Scaling {
+    /// Checks the parameters.
+    pub fn validate(&self) -> Result<()> {
+        if self.jobs == 0 {
+            return Err(Error::config("gridmix.jobs", self.jobs, "at least 1"));
+        }
+        if !(self.gap_scale.is_finite() && self.gap_scale >= 0.0) {
+            return Err(Error::config("gridmix.gap_scale", self.gap_scale, "a finite number >= 0"));
+        }
+        if self.max_maps == 0 {
+            return Err(Error::config("gridmix.max_maps", self.max_maps, "at least 1"));
+        }
+        if self.min_task_ms < 1 || self.max_task_ms < self.min_task_ms {
+            return Err(Error::config(
+                "gridmix.min_task_ms..max_task_ms",
+                format!("{}..{}", self.min_task_ms, self.max_task_ms),
+                "1 <= min <= max",
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// One job of the scaled window.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ScaledJob {
+    /// Name (the source job's id, e.g. `job408`).
+    pub name: String,
+    /// Submission, ms after the window's first job.
+    pub submit_ms: Time,
+    /// Map durations, ms.
+    pub map_ms: Vec<Time>,
+    /// Reduce durations, ms.
+    pub reduce_ms: Vec<Time>,
+}
+
+/// Caps a phase at `cap` tasks keeping its total work, then clamps each duration.
+fn cap_phase(durations: &[Time], cap: u32, s: &Scaling) -> Vec<Time> {
+    let cap = cap as usize;
+    let capped: Vec<Time> = if durations.len() > cap {
+        let total: i64 = durations.iter().sum();
+        let each = (total as f64 / cap as f64).round() as Time;
+        vec![each; cap]
+    } else {
+        durations.to_vec()
+    };
+    capped.into_iter().map(|d| d.clamp(s.min_task_ms, s.max_task_ms)).collect()
+}
+
+/// Cuts and scales the window of `jobs` (in trace order) described by `s`.
+pub fn scale_window(jobs: &[SimJob], s: &Scaling) -> Result<Vec<ScaledJob>> {
+    s.validate()?;
+    let end = s.first_job.checked_add(s.jobs).filter(|&e| e <= jobs.len()).ok_or_else(|| {
+        Error::config(
+            "gridmix.first_job + jobs",
+            format!("{} + {}", s.first_job, s.jobs),
+            format!("at most the trace's {} jobs", jobs.len()),
+        )
+    })?;
+    let window = &jobs[s.first_job..end];
+    let t0 = window.iter().map(|j| j.spec.submit_ms).min().unwrap_or(0);
+    Ok(window
+        .iter()
+        .map(|j| ScaledJob {
+            name: if j.spec.external_id.is_empty() {
+                format!("job{}", j.spec.submit_ms)
+            } else {
+                j.spec.external_id.clone()
+            },
+            submit_ms: ((j.spec.submit_ms - t0) as f64 * s.gap_scale).round() as Time,
+            map_ms: cap_phase(&j.map_ms, s.max_maps, s),
+            reduce_ms: cap_phase(&j.reduce_ms, s.max_reduces, s),
+        })
+        .collect())
+}
+
+/// Rumen task object: one successful attempt from `start` lasting `ms`.
+fn rumen_task(job_id: &str, kind: char, index: usize, start: i64, ms: Time) -> Value {
+    let stem = job_id.trim_start_matches("job_");
+    let task_id = format!("task_{stem}_{kind}_{index:06}");
+    let attempt_id = format!("attempt_{stem}_{kind}_{index:06}_0");
+    let (task_type, phase_end) = if kind == 'm' { ("MAP", -1) } else { ("REDUCE", start) };
+    json!({
+        "taskID": task_id,
+        "taskType": task_type,
+        "taskStatus": "SUCCESS",
+        "startTime": start,
+        "finishTime": start + ms,
+        "inputBytes": -1, "inputRecords": -1, "outputBytes": -1, "outputRecords": -1,
+        "preferredLocations": [],
+        "attempts": [{
+            "attemptID": attempt_id,
+            "result": "SUCCESS",
+            "startTime": start,
+            "finishTime": start + ms,
+            "hostName": "/default-rack/localhost",
+            "shuffleFinished": phase_end,
+            "sortFinished": phase_end,
+            "hdfsBytesRead": -1, "hdfsBytesWritten": -1, "fileBytesRead": -1, "fileBytesWritten": -1,
+            "mapInputRecords": -1, "mapInputBytes": -1, "mapOutputBytes": -1, "mapOutputRecords": -1,
+            "combineInputRecords": -1, "reduceInputGroups": -1, "reduceInputRecords": -1,
+            "reduceShuffleBytes": -1, "reduceOutputRecords": -1, "spilledRecords": -1
+        }]
+    })
+}
+
+/// Writes `jobs` as a Rumen trace (concatenated pretty-printed job objects), submission times counted
+/// from `epoch_ms`. Each job's tasks are laid out as if run alone (maps from launch, reduces after the
+/// longest map), which only matters to tools that read job-level times; Gridmix reads task runtimes.
+pub fn to_rumen(jobs: &[ScaledJob], epoch_ms: i64) -> String {
+    let cluster = epoch_ms - 1;
+    let mut out = String::new();
+    for (i, j) in jobs.iter().enumerate() {
+        let job_id = format!("job_{cluster}_{:04}", i + 1);
+        let submit = epoch_ms + j.submit_ms;
+        let launch = submit + 1_000;
+        let maps: Vec<Value> =
+            j.map_ms.iter().enumerate().map(|(k, &ms)| rumen_task(&job_id, 'm', k, launch, ms)).collect();
+        let reduce_start = launch + j.map_ms.iter().copied().max().unwrap_or(0);
+        let reduces: Vec<Value> =
+            j.reduce_ms.iter().enumerate().map(|(k, &ms)| rumen_task(&job_id, 'r', k, reduce_start, ms)).collect();
+        let finish = reduce_start + j.reduce_ms.iter().copied().max().unwrap_or(0);
+        let job = json!({
+            "jobID": job_id,
+            "user": "gridmix",
+            "jobName": j.name,
+            "queue": "default",
+            "priority": "NORMAL",
+            "outcome": "SUCCESS",
+            "jobtype": "JAVA",
+            "submitTime": submit,
+            "launchTime": launch,
+            "finishTime": finish,
+            "totalMaps": j.map_ms.len(),
+            "totalReduces": j.reduce_ms.len(),
+            "heapMegabytes": -1,
+            "computonsPerMapInputByte": -1, "computonsPerMapOutputByte": -1,
+            "computonsPerReduceInputByte": -1, "computonsPerReduceOutputByte": -1,
+            "directDependantJobs": [],
+            "mapTasks": maps,
+            "reduceTasks": reduces,
+            "otherTasks": []
+        });
+        // Serializing a json! value cannot fail (string keys only); fall back to the compact form anyway.
+        out.push_str(&serde_json::to_string_pretty(&job).unwrap_or_else(|_| job.to_string()));
+        out.push('\n');
+    }
+    out
+}
+
+/// One line of a harness CSV (`jobs-<scheduler>.csv`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct JobRow {
+    /// Scheduler name.
+    pub scheduler: String,
+    /// Position in the trace.
+    pub seq: usize,
+    /// The trace's job id.
+    pub original_id: String,
+    /// Maps.
+    pub maps: u32,
+    /// Reduces.
+    pub reduces: u32,
+    /// Longest map sleep, ms.
+    pub map_ms_max: i64,
+    /// Total map sleep, ms.
+    pub map_ms_sum: i64,
+    /// Longest reduce sleep, ms.
+    pub reduce_ms_max: i64,
+    /// Total reduce sleep, ms.
+    pub reduce_ms_sum: i64,
+    /// Submission as the RM recorded it, epoch ms.
+    pub submit_ms: i64,
+    /// Finish as the RM recorded it, epoch ms.
+    pub finish_ms: i64,
+    /// Final state (`SUCCEEDED` counts).
+    pub state: String,
+}
+
+impl JobRow {
+    /// Finish − submission, ms.
+    pub fn response_ms(&self) -> i64 {
+        self.finish_ms - self.submit_ms
+    }
+
+    /// Lower bound on the job's run alone on `slots` task slots, ms (at least 1).
+    pub fn ideal_ms(&self, slots: u32) -> f64 {
+        let slots = f64::from(slots.max(1));
+        let map = (self.map_ms_max as f64).max(self.map_ms_sum as f64 / slots);
+        let reduce = (self.reduce_ms_max as f64).max(self.reduce_ms_sum as f64 / slots);
+        (map + reduce).max(1.0)
+    }
+
+    /// Whether the job succeeded.
+    pub fn succeeded(&self) -> bool {
+        self.state == "SUCCEEDED"
+    }
+}
+
+const CSV_COLUMNS: [&str; 14] = [
+    "trace",
+    "scheduler",
+    "seq",
+    "original_id",
+    "maps",
+    "reduces",
+    "map_ms_max",
+    "map_ms_sum",
+    "reduce_ms_max",
+    "reduce_ms_sum",
+    "trace_submit_ms",
+    "submit_ms",
+    "finish_ms",
+    "state",
+];
+
+/// Parses a harness CSV; `file` names it in errors.
+pub fn parse_csv(text: &str, file: &str) -> Result<Vec<JobRow>> {
+    let bad = |line: usize, field: &str, message: String| Error::BadInput {
+        file: file.to_string(),
+        line,
+        field: field.to_string(),
+        message,
+    };
+    let mut rows = Vec::new();
+    for (i, raw) in text.lines().enumerate().skip(1) {
+        let line = i + 1;
+        if raw.trim().is_empty() {
+            continue;
+        }
+        let cols: Vec<&str> = raw.split(',').map(str::trim).collect();
+        if cols.len() != CSV_COLUMNS.len() {
+            return Err(bad(line, "columns", format!("{} columns; expected {}", cols.len(), CSV_COLUMNS.len())));
+        }
+        let int = |k: usize| -> Result<i64> {
+            cols[k].parse::<i64>().map_err(|_| bad(line, CSV_COLUMNS[k], format!("'{}' is not an integer", cols[k])))
+        };
+        let count = |k: usize| -> Result<u32> {
+            u32::try_from(int(k)?).map_err(|_| bad(line, CSV_COLUMNS[k], format!("'{}' is not a count", cols[k])))
+        };
+        rows.push(JobRow {
+            scheduler: cols[1].to_string(),
+            seq: count(2)? as usize,
+            original_id: cols[3].to_string(),
+            maps: count(4)?,
+            reduces: count(5)?,
+            map_ms_max: int(6)?,
+            map_ms_sum: int(7)?,
+            reduce_ms_max: int(8)?,
+            reduce_ms_sum: int(9)?,
+            submit_ms: int(11)?,
+            finish_ms: int(12)?,
+            state: cols[13].to_string(),
+        });
+    }
+    if rows.is_empty() {
+        return Err(bad(1, "rows", "no job rows".into()));
+    }
+    Ok(rows)
+}
+
+/// One scheduler's figures on one trace (times in seconds).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Summary {
+    /// Scheduler name.
+    pub scheduler: String,
+    /// Jobs in the run.
+    pub jobs: usize,
+    /// Jobs that did not succeed.
+    pub failed: usize,
+    /// Mean response time of the succeeded jobs.
+    pub mean_rt_s: f64,
+    /// Largest response time.
+    pub max_rt_s: f64,
+    /// Mean stretch.
+    pub mean_stretch: f64,
+    /// Largest stretch.
+    pub max_stretch: f64,
+    /// Last finish − first submission.
+    pub makespan_s: f64,
+}
+
+/// Summarizes one scheduler's rows (see the module docs for the definitions).
+pub fn summarize(scheduler: &str, rows: &[JobRow], slots: u32) -> Summary {
+    let ok: Vec<&JobRow> = rows.iter().filter(|r| r.succeeded()).collect();
+    let n = ok.len().max(1) as f64;
+    let rts: Vec<f64> = ok.iter().map(|r| r.response_ms() as f64 / 1000.0).collect();
+    let stretches: Vec<f64> = ok.iter().map(|r| r.response_ms() as f64 / r.ideal_ms(slots)).collect();
+    let first = rows.iter().map(|r| r.submit_ms).min().unwrap_or(0);
+    let last = rows.iter().map(|r| r.finish_ms).max().unwrap_or(first);
+    Summary {
+        scheduler: scheduler.to_string(),
+        jobs: rows.len(),
+        failed: rows.len() - ok.len(),
+        mean_rt_s: rts.iter().sum::<f64>() / n,
+        max_rt_s: rts.iter().copied().fold(0.0, f64::max),
+        mean_stretch: stretches.iter().sum::<f64>() / n,
+        max_stretch: stretches.iter().copied().fold(0.0, f64::max),
+        makespan_s: (last - first) as f64 / 1000.0,
+    }
+}
+
+/// Reads every `jobs-<scheduler>.csv` in `dir`, writes `report.md`, `summary.csv`, `response.svg` and
+/// `response-cdf.svg` there, and returns the report text. Ratios are to `baseline` when it ran.
+pub fn write_report(dir: &Path, title: &str, slots: u32, baseline: &str) -> Result<String> {
+    let mut runs: BTreeMap<String, Vec<JobRow>> = BTreeMap::new();
+    let entries = std::fs::read_dir(dir).map_err(|e| Error::io(dir, &e))?;
+    for entry in entries {
+        let path = entry.map_err(|e| Error::io(dir, &e))?.path();
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        if let Some(scheduler) = name.strip_prefix("jobs-").and_then(|n| n.strip_suffix(".csv")) {
+            let text = std::fs::read_to_string(&path).map_err(|e| Error::io(&path, &e))?;
+            let mut rows = parse_csv(&text, &path.display().to_string())?;
+            rows.sort_by_key(|r| r.seq);
+            runs.insert(scheduler.to_string(), rows);
+        }
+    }
+    if runs.is_empty() {
+        return Err(Error::config(
+            "gridmix report folder",
+            dir.display(),
+            "a folder holding jobs-<scheduler>.csv files",
+        ));
+    }
+    let summaries: Vec<Summary> = runs.iter().map(|(s, rows)| summarize(s, rows, slots)).collect();
+    let base = summaries.iter().find(|s| s.scheduler == baseline);
+    let ratio = |v: f64, b: Option<f64>| b.filter(|b| *b > 0.0).map_or("–".to_string(), |b| format!("{:.2}", v / b));
+
+    let mut md = String::new();
+    let _ = writeln!(md, "# {title}\n");
+    let _ = writeln!(
+        md,
+        "Response time = finish − submission (ResourceManager times), seconds. Stretch = response / the job's ideal \
+         time on {slots} slots without start-up costs (see `docs/evaluation.md`). Ratios: mean response time to \
+         `{baseline}`.\n"
+    );
+    let _ = writeln!(
+        md,
+        "| scheduler | jobs | failed | mean RT (s) | max RT (s) | mean stretch | max stretch | makespan (s) | mean RT / {baseline} |"
+    );
+    let _ = writeln!(md, "|---|---|---|---|---|---|---|---|---|");
+    let mut csv = String::from("scheduler,jobs,failed,mean_rt_s,max_rt_s,mean_stretch,max_stretch,makespan_s\n");
+    for s in &summaries {
+        let _ = writeln!(
+            md,
+            "| {} | {} | {} | {:.1} | {:.1} | {:.2} | {:.2} | {:.1} | {} |",
+            s.scheduler,
+            s.jobs,
+            s.failed,
+            s.mean_rt_s,
+            s.max_rt_s,
+            s.mean_stretch,
+            s.max_stretch,
+            s.makespan_s,
+            ratio(s.mean_rt_s, base.map(|b| b.mean_rt_s))
+        );
+        let _ = writeln!(
+            csv,
+            "{},{},{},{:.3},{:.3},{:.4},{:.4},{:.3}",
+            s.scheduler, s.jobs, s.failed, s.mean_rt_s, s.max_rt_s, s.mean_stretch, s.max_stretch, s.makespan_s
+        );
+    }
+    let _ = writeln!(md, "\n## Per-job response time (s)\n");
+    let schedulers: Vec<String> = runs.keys().cloned().collect();
+    let _ = writeln!(md, "| # | trace job | maps | reduces | ideal (s) | {} |", schedulers.join(" | "));
+    let _ = writeln!(md, "|---|---|---|---|---|{}", "---|".repeat(schedulers.len()));
+    if let Some(reference) = runs.values().next() {
+        for (i, r) in reference.iter().enumerate() {
+            let cells: Vec<String> = runs
+                .values()
+                .map(|rows| {
+                    rows.get(i).map_or("–".into(), |x| {
+                        if x.succeeded() {
+                            format!("{:.1}", x.response_ms() as f64 / 1000.0)
+                        } else {
+                            x.state.clone()
+                        }
+                    })
+                })
+                .collect();
+            let _ = writeln!(
+                md,
+                "| {} | {} | {} | {} | {:.1} | {} |",
+                r.seq,
+                r.original_id,
+                r.maps,
+                r.reduces,
+                r.ideal_ms(slots) / 1000.0,
+                cells.join(" | ")
+            );
+        }
+    }
+    let out = OutDir::create(dir)?;
+    out.write("report.md", &md)?;
+    out.write("summary.csv", &csv)?;
+    let metrics = vec!["mean RT".to_string(), "max RT".to_string(), "makespan".to_string()];
+    let values: Vec<Vec<f64>> = summaries.iter().map(|s| vec![s.mean_rt_s, s.max_rt_s, s.makespan_s]).collect();
+    out.write(
+        "response.svg",
+        &grouped_bars(&format!("{title}: response times"), "seconds", &metrics, &schedulers, &values, None, None),
+    )?;
+    let series: Vec<Series> = runs
+        .iter()
+        .map(|(s, rows)| {
+            let mut rts: Vec<f64> =
+                rows.iter().filter(|r| r.succeeded()).map(|r| r.response_ms() as f64 / 1000.0).collect();
+            rts.sort_by(f64::total_cmp);
+            let n = rts.len().max(1) as f64;
+            Series { name: s.clone(), points: rts.iter().enumerate().map(|(i, &x)| (x, (i + 1) as f64 / n)).collect() }
+        })
+        .collect();
+    out.write(
+        "response-cdf.svg",
+        &line_chart(
+            &format!("{title}: response time CDF"),
+            "response time (s)",
+            "fraction of jobs",
+            &series,
+            Some((0.0, 1.0)),
+        ),
+    )?;
+    Ok(md)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::trace::rumen;
+
+    fn sim(submit_ms: Time, maps: Vec<Time>, reduces: Vec<Time>, id: &str) -> SimJob {
+        let mut j = SimJob::new(submit_ms, maps, reduces);
+        j.spec.external_id = id.into();
+        j
+    }
+
+    fn window() -> Vec<SimJob> {
+        vec![
+            sim(0, vec![5_000], vec![], "a"),
+            sim(10_000, vec![8_000; 20], vec![100_000; 3], "big"),
+            sim(30_000, vec![1_000, 3_000], vec![4_000], "c"),
+            sim(70_000, vec![90_000_000], vec![], "d"),
+        ]
+    }
+
+    #[test]
+    fn scaling_caps_tasks_keeping_work_scales_gaps_and_clamps() {
+        let s = Scaling { first_job: 1, jobs: 3, gap_scale: 0.5, max_maps: 8, max_reduces: 2, ..Scaling::default() };
+        let w = scale_window(&window(), &s).unwrap();
+        assert_eq!(w.iter().map(|j| j.name.as_str()).collect::<Vec<_>>(), ["big", "c", "d"]);
+        assert_eq!(w.iter().map(|j| j.submit_ms).collect::<Vec<_>>(), [0, 10_000, 30_000]);
+        // 20 maps x 8 s = 160 s of work over 8 maps: 20 s each; 3 x 100 s over 2 reduces: 150 s, clamped to 60 s.
+        assert_eq!(w[0].map_ms, vec![20_000; 8]);
+        assert_eq!(w[0].reduce_ms, vec![60_000; 2]);
+        // Under the caps: own durations, the 1 s map raised to the 2 s floor.
+        assert_eq!(w[1].map_ms, vec![2_000, 3_000]);
+        assert_eq!(w[1].reduce_ms, vec![4_000]);
+        assert_eq!(w[2].map_ms, vec![60_000]);
+    }
+
+    #[test]
+    fn a_window_past_the_trace_or_bad_parameters_are_named_errors() {
+        let err = scale_window(&window(), &Scaling { first_job: 2, jobs: 3, ..Scaling::default() }).unwrap_err();
+        assert!(err.to_string().contains("first_job") && err.to_string().contains("4 jobs"), "{err}");
+        let err = Scaling { gap_scale: f64::NAN, ..Scaling::default() }.validate().unwrap_err().to_string();
+        assert!(err.contains("gap_scale"), "{err}");
+        let err = Scaling { min_task_ms: 5, max_task_ms: 4, ..Scaling::default() }.validate().unwrap_err().to_string();
+        assert!(err.contains("min_task_ms"), "{err}");
+    }
+
+    #[test]
+    fn rumen_output_reads_back_with_the_same_tasks_and_arrivals() {
+        let s = Scaling { first_job: 0, jobs: 3, gap_scale: 0.25, max_maps: 8, max_reduces: 2, ..Scaling::default() };
+        let w = scale_window(&window(), &s).unwrap();
+        let text = to_rumen(&w, 1_700_000_000_000);
+        let back = rumen::parse(&text, "converted.json").unwrap();
+        assert_eq!(back.len(), 3);
+        for (b, j) in back.iter().zip(&w) {
+            assert_eq!(b.spec.submit_ms, j.submit_ms);
+            assert_eq!(b.map_ms, j.map_ms);
+            assert_eq!(b.reduce_ms, j.reduce_ms);
+        }
+        // Hadoop's JobID/TaskID parsers need these exact shapes.
+        assert!(text.contains("\"jobID\": \"job_1699999999999_0002\""));
+        assert!(text.contains("\"attemptID\": \"attempt_1699999999999_0002_r_000001_0\""));
+    }
+
+    fn row(seq: usize, maps: (i64, i64), reduces: (i64, i64), submit: i64, finish: i64, state: &str) -> JobRow {
+        JobRow {
+            scheduler: "x".into(),
+            seq,
+            original_id: format!("job{seq}"),
+            maps: 1,
+            reduces: 0,
+            map_ms_max: maps.0,
+            map_ms_sum: maps.1,
+            reduce_ms_max: reduces.0,
+            reduce_ms_sum: reduces.1,
+            submit_ms: submit,
+            finish_ms: finish,
+            state: state.into(),
+        }
+    }
+
+    #[test]
+    fn ideal_time_is_the_larger_of_longest_task_and_work_over_slots_per_phase() {
+        // Maps: 16 s of work on 4 slots = 4 s, but one map takes 5 s; reduces: 40 s / 4 = 10 s > 6 s.
+        assert_eq!(row(0, (5_000, 16_000), (6_000, 40_000), 0, 1, "SUCCEEDED").ideal_ms(4), 15_000.0);
+    }
+
+    #[test]
+    fn summary_means_exclude_failed_jobs_and_makespan_spans_all() {
+        let rows = vec![
+            row(0, (10_000, 10_000), (0, 0), 1_000, 21_000, "SUCCEEDED"),
+            row(1, (5_000, 5_000), (0, 0), 2_000, 12_000, "SUCCEEDED"),
+            row(2, (5_000, 5_000), (0, 0), 3_000, 50_000, "FAILED"),
+        ];
+        let s = summarize("x", &rows, 4);
+        assert_eq!((s.jobs, s.failed), (3, 1));
+        assert!((s.mean_rt_s - 15.0).abs() < 1e-9 && (s.max_rt_s - 20.0).abs() < 1e-9);
+        assert!((s.mean_stretch - 2.0).abs() < 1e-9 && (s.max_stretch - 2.0).abs() < 1e-9);
+        assert!((s.makespan_s - 49.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn report_reads_the_csvs_and_writes_table_ratios_and_plots() {
+        let dir = std::env::temp_dir().join(format!("circumflex-gridmix-report-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let header = CSV_COLUMNS.join(",");
+        for (sched, finish) in [("hadoop-fair", 21_000), ("circumflex-flex", 11_000)] {
+            let text = format!(
+                "{header}\nt,{sched},0,job_1_0001,2,0,5000,10000,0,0,0,1000,{finish},SUCCEEDED\n\
+                 t,{sched},1,job_1_0002,1,0,5000,5000,0,0,100,2000,12000,SUCCEEDED\n"
+            );
+            std::fs::write(dir.join(format!("jobs-{sched}.csv")), text).unwrap();
+        }
+        let md = write_report(&dir, "test", 4, "hadoop-fair").unwrap();
+        // fair: (20 + 10) / 2 = 15 s; flex: (10 + 10) / 2 = 10 s; ratio 0.67.
+        assert!(md.contains("| circumflex-flex | 2 | 0 | 10.0 | 10.0 |"), "{md}");
+        assert!(md.contains("| 0.67 |") && md.contains("| 1.00 |"), "{md}");
+        assert!(md.contains("| 0 | job_1_0001 | 2 | 0 | 5.0 | 10.0 | 20.0 |"), "{md}");
+        for f in ["report.md", "summary.csv", "response.svg", "response-cdf.svg"] {
+            assert!(dir.join(f).exists(), "{f}");
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn bad_csv_lines_name_file_line_and_column() {
+        let text = format!("{}\nt,x,0,j,notanumber,0,1,1,0,0,0,1,2,SUCCEEDED\n", CSV_COLUMNS.join(","));
+        let err = parse_csv(&text, "jobs-x.csv").unwrap_err().to_string();
+        assert!(err.contains("jobs-x.csv") && err.contains("maps") && err.contains("notanumber"), "{err}");
+        let err = parse_csv("header\n1,2,3\n", "f.csv").unwrap_err().to_string();
+        assert!(err.contains("columns"), "{err}");
+    }
+}
