@@ -1,6 +1,7 @@
 package io.circumflex.it.mrv1;
 
 import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertNotNull;
 import static org.junit.Assert.assertTrue;
 
@@ -19,7 +20,7 @@ import org.junit.Test;
  * {@code mapred.jobtracker.restart.recover=true}. Its recovery manager re-submits the job from the
  * system directory; the new JobTracker's Circumflex scheduler (a new instance with a new engine)
  * must receive it through its listener, schedule it, and the job must succeed with the engine in
- * charge and no job left active in the engine.
+ * charge, the engine having ended it, and no job left active in the engine.
  */
 public class RestartIT {
   private static boolean isFinal(JobInProgress jip) {
@@ -65,8 +66,18 @@ public class RestartIT {
       assertEquals("all maps finished", recovered.desiredMaps(), recovered.finishedMaps());
       assertTrue("the engine stayed in charge: " + cluster.scheduler().getFallbackReason(),
           cluster.scheduler().isEngineActive());
-      System.out.println("restart: job succeeded " + (System.currentTimeMillis() - stopAt)
-          + " ms after the restart began; engine status " + cluster.scheduler().getEngineStatusJson());
+      long succeededAfter = System.currentTimeMillis() - stopAt;
+      // The scheduler ends the job in the engine at the next heartbeat that sees it final.
+      long ended = System.currentTimeMillis() + 30000;
+      String after = cluster.scheduler().getEngineStatusJson();
+      while (after.contains("\"status\":\"active\"") && System.currentTimeMillis() < ended) {
+        Thread.sleep(200);
+        after = cluster.scheduler().getEngineStatusJson();
+      }
+      System.out.println("restart: job succeeded " + succeededAfter + " ms after the restart began; engine status "
+          + after);
+      assertTrue("the new engine ended the recovered job: " + after, after.contains("\"status\":\"finished\""));
+      assertFalse("no job is left active in the engine: " + after, after.contains("\"status\":\"active\""));
     } finally {
       cluster.close();
     }
