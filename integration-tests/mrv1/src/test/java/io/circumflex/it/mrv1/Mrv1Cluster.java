@@ -80,6 +80,17 @@ public final class Mrv1Cluster implements Closeable {
     cluster.stopTaskTracker(index);
   }
 
+  /**
+   * Stops the JobTracker and starts a new one on the same ports with job recovery on
+   * ({@code mapred.jobtracker.restart.recover}); the TaskTrackers reconnect to it. Returns once the
+   * new JobTracker is RUNNING.
+   */
+  public void restartJobTrackerWithRecovery() {
+    cluster.stopJobTracker();
+    cluster.getJobTrackerConf().setBoolean("mapred.jobtracker.restart.recover", true);
+    cluster.startJobTracker();
+  }
+
   /** The Circumflex scheduler (null if another scheduler runs). */
   public CircumflexTaskScheduler scheduler() {
     return SchedulerAccess.circumflex(jobTracker());
