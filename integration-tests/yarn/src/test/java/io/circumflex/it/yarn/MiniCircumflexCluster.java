@@ -181,9 +181,45 @@ final class MiniCircumflexCluster implements AutoCloseable {
     return results;
   }
 
-  /** The ResourceManager's web address, {@code http://host:port}. */
+  /**
+   * The ResourceManager's web address, {@code http://host:port}, with the RM's web app made the one
+   * that answers there.
+   *
+   * <p>Every YARN web app in this JVM (ResourceManager "cluster", JobHistoryServer "jobhistory",
+   * NodeManager "node") installs its Guice filter in Jetty by class name ({@code WebApps.Builder}),
+   * so Jetty builds a {@code GuiceFilter} with the no-argument constructor, which dispatches through
+   * Guice's one static {@code FilterPipeline}; each web app's injector overwrites that static, and the
+   * NodeManager's is created last. Requests to the RM's port therefore went through the NodeManager's
+   * routes, found no {@code /cluster/scheduler}, fell through to Jetty's default servlet and got a
+   * 404. Pointing the static pipeline back at the pipeline of the RM's own injector (held by the
+   * {@code GuiceFilter} instance its {@code WebApp} keeps) makes the RM's page and REST answer; the
+   * tests use no other web app of the mini cluster.
+   */
   String webAddress() {
-    return org.apache.hadoop.yarn.webapp.util.WebAppUtils.getRMWebAppURLWithScheme(cluster.getConfig());
+    serveResourceManagerWebApp();
+    return org.apache.hadoop.yarn.webapp.util.WebAppUtils.getRMWebAppURLWithScheme(
+        cluster.getResourceManager().getConfig());
+  }
+
+  private void serveResourceManagerWebApp() {
+    try {
+      Object webApp = field(org.apache.hadoop.yarn.server.resourcemanager.ResourceManager.class, "webApp")
+          .get(cluster.getResourceManager());
+      Object filter = field(org.apache.hadoop.yarn.webapp.WebApp.class, "guiceFilter").get(webApp);
+      Object pipeline = field(com.google.inject.servlet.GuiceFilter.class, "injectedPipeline").get(filter);
+      if (pipeline == null) {
+        throw new IllegalStateException("the RM web app's GuiceFilter has no pipeline of its own");
+      }
+      field(com.google.inject.servlet.GuiceFilter.class, "pipeline").set(null, pipeline);
+    } catch (ReflectiveOperationException e) {
+      throw new IllegalStateException("cannot make the ResourceManager's web app answer", e);
+    }
+  }
+
+  private static java.lang.reflect.Field field(Class<?> owner, String name) throws NoSuchFieldException {
+    java.lang.reflect.Field f = owner.getDeclaredField(name);
+    f.setAccessible(true);
+    return f;
   }
 
   /** The in-process ResourceManager. */
