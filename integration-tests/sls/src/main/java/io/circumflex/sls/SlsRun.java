@@ -57,6 +57,8 @@ public final class SlsRun {
     Configuration conf = new Configuration();
     if ("fair".equals(scheduler)) {
       conf.set(YarnConfiguration.RM_SCHEDULER, FairScheduler.class.getName());
+      // SLS refuses applications whose queue the allocation file does not declare (the classpath resource).
+      conf.set("yarn.scheduler.fair.allocation.file", "fair-scheduler.xml");
     } else if ("capacity".equals(scheduler)) {
       conf.set(YarnConfiguration.RM_SCHEDULER, CapacityScheduler.class.getName());
     } else if (scheduler.startsWith("circumflex:") && scheduler.length() > "circumflex:".length()) {
