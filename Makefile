@@ -42,26 +42,26 @@ jar: setup
 ## and Hadoop's own JobQueueTaskScheduler (hadoop-jobqueue); per-job response times.
 ## Options: make mrv1-replay REPLAY_ARGS="--trace /abs/t.csv --policies fifo,fair,hadoop-jobqueue --out /abs/dir"
 mrv1-replay: setup
-	flock /tmp/circumflex-jvm.lock $(GRADLE) $(GRADLE_FLAGS) -q :integration-tests:mrv1:replay $(if $(REPLAY_ARGS),-PreplayArgs="$(REPLAY_ARGS)")
+	$(GRADLE) $(GRADLE_FLAGS) -q :integration-tests:mrv1:replay $(if $(REPLAY_ARGS),-PreplayArgs="$(REPLAY_ARGS)")
 
 ## Gridmix evaluation (docs/evaluation.md): hadoop-gridmix 3.4.1 (SLEEPJOB, REPLAY) on a MiniMRYarnCluster under
 ## circumflex-{fifo,fair,flex} and Hadoop's Fair and Capacity schedulers, on a trace recorded from the mini cluster
 ## and on a window of the SWIM day; report.md + SVGs per trace under $(GRIDMIX_OUT). About 35 min; SMALL=1 about 15.
-## Options: make gridmix SMALL=1 GRIDMIX_OUT=/tmp/gm GRIDMIX_ARGS="--traces swim --schedulers hadoop-fair,circumflex-flex"
+## Options: make gridmix SMALL=1 GRIDMIX_OUT=build/gridmix GRIDMIX_ARGS="--traces swim --schedulers hadoop-fair,circumflex-flex"
 GRIDMIX_OUT ?= results/gridmix
 GRIDMIX_SWIM ?= ../shared/data/swim/FB-2009_samples_24_times_1hr_0.tsv
 gridmix: setup
 	$(CARGO) build --release -p circumflex-core --bin circumflex
 	mkdir -p $(GRIDMIX_OUT)/swim
 	target/release/circumflex gridmix-trace --swim $(GRIDMIX_SWIM) $(if $(SMALL),--jobs 6) --out $(GRIDMIX_OUT)/swim/trace.json
-	flock /tmp/circumflex-jvm.lock $(GRADLE) $(GRADLE_FLAGS) -q :integration-tests:gridmix:gridmix \
+	$(GRADLE) $(GRADLE_FLAGS) -q :integration-tests:gridmix:gridmix \
 	  -PgridmixArgs="--out $(abspath $(GRIDMIX_OUT)) --swim-trace $(abspath $(GRIDMIX_OUT))/swim/trace.json $(if $(SMALL),--small) $(GRIDMIX_ARGS)"
 	target/release/circumflex gridmix-report $$(ls $(GRIDMIX_OUT)/*/jobs-*.csv | xargs -n1 dirname | sort -u)
 
 ## JNI micro-benchmark: NativeEngine.nodeUpdate round trip with 1,000 and 10,000 applications against an
 ## empty JNI call (docs/evaluation.md). Options: make jni-bench BENCH_ARGS="--apps 1000 --policies flex"
 jni-bench: setup
-	flock /tmp/circumflex-jvm.lock $(GRADLE) $(GRADLE_FLAGS) -q :benchmarks:jni:jniBench $(if $(BENCH_ARGS),-PbenchArgs="$(BENCH_ARGS)")
+	$(GRADLE) $(GRADLE_FLAGS) -q :benchmarks:jni:jniBench $(if $(BENCH_ARGS),-PbenchArgs="$(BENCH_ARGS)")
 
 ## Fuzzing, not part of `make test` (which runs a short stable pass, rust-core/tests/fuzz_short.rs).
 ## With a nightly toolchain and cargo-fuzz: libFuzzer on every target for FUZZ_SECONDS each, new inputs
