@@ -35,6 +35,15 @@ use super::mincost::MinCostFlow;
 use crate::error::{Error, Result};
 use crate::flex::metrics::Penalty;
 
+/// Relative slack for comparisons against `Q_j` and volumes: Stage 1's float sums may put `Q_j` a few
+/// ulps above the integer it equals exactly (proptest found `Q_j = 11.000000000000002`).
+const FLOAT_SLACK: f64 = 1e-12;
+
+/// The earliest integer grid point a chain with lower bound `q` may finish at, tolerating float noise.
+fn earliest_integer_deadline(q: f64) -> f64 {
+    (q * (1.0 - FLOAT_SLACK)).ceil()
+}
+
 /// Largest number of chain-to-interval arcs the relaxation will build.
 pub const MAX_ARCS: usize = 4_000_000;
 
@@ -97,7 +106,7 @@ pub fn compressed_grid(chains: &[PseudoChain], costs: &[Penalty], slots: u32, ra
         return Err(Error::job("minisum grid ratio", ratio, "a finite number > 1"));
     }
     let horizon = horizon_units(chains, slots, 1.0);
-    let mut points: Vec<f64> = chains.iter().map(|c| chain_lower_bound(c, slots).ceil()).collect();
+    let mut points: Vec<f64> = chains.iter().map(|c| earliest_integer_deadline(chain_lower_bound(c, slots))).collect();
     let mut anchors = vec![0.0];
     for cost in costs {
         match cost {
@@ -205,7 +214,7 @@ fn solve_network(
     let mut arcs: Vec<Vec<(usize, usize)>> = Vec::with_capacity(m);
     for j in 0..m {
         net.add_arc(source, 1 + j, volumes[j], 0.0)?;
-        let first = grid.partition_point(|&t| t < q[j] * (1.0 - 1e-12));
+        let first = grid.partition_point(|&t| t < q[j] * (1.0 - FLOAT_SLACK));
         let mut chain_arcs = Vec::with_capacity(intervals - first.min(intervals));
         for k in first..intervals {
             let unit_cost = charge(j, k).max(0.0) / volumes[j];
@@ -309,7 +318,7 @@ fn best_rounding(
                 let mut cumulative = 0.0;
                 for (k, &f) in charged[j].iter().enumerate() {
                     cumulative += f;
-                    if f > 0.0 && cumulative >= theta * volumes[j] * (1.0 - 1e-12) {
+                    if f > 0.0 && cumulative >= theta * volumes[j] * (1.0 - FLOAT_SLACK) {
                         return grid[k];
                     }
                 }
@@ -475,9 +484,7 @@ mod tests {
         let mut at_deadlines = 0.0;
         for (j, c) in chains.iter().enumerate() {
             let d = out.deadlines[j];
-            // The network admits grid points from `Q_j (1 - 1e-12)` on: Stage 1's float sums may put Q_j a few
-            // ulps above an integer it equals exactly (e.g. 11.000000000000002).
-            prop_assert!(d >= (chain_lower_bound(c, slots) * (1.0 - 1e-12)).ceil() - 1e-9);
+            prop_assert!(d >= earliest_integer_deadline(chain_lower_bound(c, slots)) - 1e-9);
             let earlier: f64 =
                 chains.iter().zip(&out.deadlines).filter(|(_, &e)| e <= d).map(|(c, _)| c.volume()).sum();
             prop_assert!(earlier <= 2.0 * p * d + 1e-9);
