@@ -119,7 +119,7 @@ fn bench_replan(c: &mut Criterion) {
         let jobs = engine_jobs(flows, 20, 11);
         let active: Vec<JobId> = jobs.iter().map(|j| j.id).collect();
         let cluster = ClusterView { map_slots: slots, reduce_slots: 0, mode: PoolMode::Shared, nodes: slots / 5 };
-        let snap = Snapshot { now: 1_000_000, cluster, jobs: &jobs, active: &active };
+        let snap = Snapshot::new(1_000_000, cluster, &jobs, &active);
         for objective in [Objective::AvgResponseTime, Objective::MaxStretch] {
             let mut policy = FlowFlexPolicy::new(objective, 2_000);
             group.bench_with_input(BenchmarkId::new(objective.name(), format!("{flows}x20")), &snap, |b, snap| {

@@ -23,7 +23,7 @@ fn bench_plan(c: &mut Criterion) {
     for &n in &[1_000usize, 10_000, 100_000] {
         let jobs = common::jobs(n, NOW, 7);
         let active: Vec<JobId> = jobs.iter().map(|j| j.id).collect();
-        let snap = Snapshot { now: NOW, cluster: common::cluster(), jobs: &jobs, active: &active };
+        let snap = Snapshot::new(NOW, common::cluster(), &jobs, &active);
         if n >= 100_000 {
             group.sample_size(10);
         }

@@ -33,7 +33,9 @@
 //! indices are kept per phase so that a heartbeat with slots of one phase left never walks the
 //! entries of the other (that walk made a 10,000-job heartbeat cost ~0.9 ms; see `benches/`).
 
-use std::collections::BTreeSet;
+mod table;
+
+use std::collections::{BTreeSet, VecDeque};
 use std::time::Instant;
 
 use serde::Serialize;
@@ -42,7 +44,11 @@ use crate::config::EngineConfig;
 use crate::error::{Error, Result};
 use crate::model::{JobId, JobSpec, JobState, JobStatus, Locality, NodeId, Phase, Time};
 use crate::policies;
-use crate::policy::{Admission, AssignmentRule, ClusterView, Plan, Policy, PoolMode, Snapshot};
+use crate::policy::{Admission, AssignmentRule, ClusterView, JobLookup, Plan, Policy, PoolMode, Snapshot};
+use table::JobTable;
+
+/// Ended jobs whose final state the engine keeps for reports (status page, status JSON), newest last.
+pub const RECENT_JOBS: usize = 256;
 
 /// One entry of a node-update answer: offer up to `count` tasks of `job`'s `phase` on the node,
 /// at locality no worse than `locality`. The host walks choices in order until the node is full;
@@ -95,6 +101,8 @@ pub struct EngineStats {
     pub rejected: u64,
     /// Jobs finished.
     pub finished: u64,
+    /// Finished jobs whose finish came after their deadline.
+    pub deadline_misses: u64,
 }
 
 /// An entry of the under-allocated index: (relative allocation, rank, phase, job).
@@ -111,25 +119,68 @@ struct IndexSlot {
     spare: bool,
 }
 
+/// The engine's per-job assignment state, beside the job's [`JobState`].
+#[derive(Clone, Copy, Debug)]
+struct Sched {
+    /// Plan rank (`u32::MAX` = not in plan).
+    rank: u32,
+    /// Plan targets per phase.
+    target: [u32; 2],
+    /// Delay scheduling: offers skipped waiting for locality.
+    skips: u32,
+    /// The plan's locality wait, replacing the global delays (`None` = global rule).
+    locality_wait: Option<u32>,
+    /// The plan's accelerated-pool map target (`None` = not listed, unrestricted).
+    accel_target: Option<u32>,
+    index: [IndexSlot; 2],
+}
+
+impl Default for Sched {
+    fn default() -> Self {
+        Sched {
+            rank: u32::MAX,
+            target: [0, 0],
+            skips: 0,
+            locality_wait: None,
+            accel_target: None,
+            index: [IndexSlot::default(); 2],
+        }
+    }
+}
+
+/// One live job in the engine's table.
+#[derive(Debug)]
+struct Slot {
+    state: JobState,
+    sched: Sched,
+}
+
+impl JobLookup for JobTable<Slot> {
+    #[inline]
+    fn lookup(&self, id: JobId) -> Option<&JobState> {
+        self.get(id).map(|s| &s.state)
+    }
+}
+
 /// A scheduler instance. Not thread-safe by itself: hosts wrap it in a mutex.
+///
+/// **Retirement:** a job that ends (finishes, is ended by the host, or is rejected at submission)
+/// is retired at once: the policy hears of it ([`Policy::on_job_finished`], or the rejection),
+/// the event's caller can read its final state from [`Engine::recent_jobs`] / [`Engine::job_status`],
+/// and its per-job state is freed. The engine keeps the last [`RECENT_JOBS`] ended jobs for
+/// reports. Events naming a retired job are refused with [`Error::UnknownId`] (hosts log them at
+/// debug level), so memory is bounded by the live jobs, not by every job ever submitted.
 pub struct Engine {
     config: EngineConfig,
     policy: Box<dyn Policy>,
-    jobs: Vec<JobState>,
+    jobs: JobTable<Slot>,
+    /// The last [`RECENT_JOBS`] ended jobs, oldest first.
+    recent: VecDeque<JobState>,
     active: Vec<JobId>,
     nodes: Vec<NodeState>,
     plan: Plan,
     next_epoch: Time,
     dirty: bool,
-    /// Per job: plan rank (u32::MAX = not in plan) and targets.
-    rank: Vec<u32>,
-    target: Vec<[u32; 2]>,
-    skips: Vec<u32>,
-    /// Per job: the plan's locality wait, replacing the global delays (`None` = global rule).
-    locality_wait: Vec<Option<u32>>,
-    /// Per job: the plan's accelerated-pool map target (`None` = not listed, unrestricted).
-    accel_target: Vec<Option<u32>>,
-    index: Vec<[IndexSlot; 2]>,
     /// Per phase: (relative allocation, rank, phase, job) of runnable entries below target.
     /// One set per phase so a heartbeat never walks entries of a phase it has no slot for.
     under: [BTreeSet<(u32, u32, u8, u32)>; 2],
@@ -164,18 +215,13 @@ impl Engine {
         Engine {
             config,
             policy,
-            jobs: Vec::new(),
+            jobs: JobTable::default(),
+            recent: VecDeque::with_capacity(RECENT_JOBS),
             active: Vec::new(),
             nodes: Vec::new(),
             plan: Plan::default(),
             next_epoch: Time::MIN,
             dirty: true,
-            rank: Vec::new(),
-            target: Vec::new(),
-            skips: Vec::new(),
-            locality_wait: Vec::new(),
-            accel_target: Vec::new(),
-            index: Vec::new(),
             under: [BTreeSet::new(), BTreeSet::new()],
             spare: [BTreeSet::new(), BTreeSet::new()],
             choices: Vec::with_capacity(64),
@@ -289,20 +335,11 @@ impl Engine {
     /// scheduled.
     pub fn submit(&mut self, spec: JobSpec, now: Time) -> Result<(JobId, Admission)> {
         spec.validate()?;
-        let id = JobId(
-            u32::try_from(self.jobs.len())
-                .map_err(|_| Error::job("job count", self.jobs.len(), "fewer than 2^32 jobs"))?,
-        );
-        self.jobs.push(JobState::new(id, spec));
-        self.rank.push(u32::MAX);
-        self.target.push([0, 0]);
-        self.skips.push(0);
-        self.locality_wait.push(None);
-        self.accel_target.push(None);
-        self.index.push([IndexSlot::default(); 2]);
+        let id = self.jobs.next_id().ok_or_else(|| Error::job("job count", u32::MAX, "fewer than 2^32 - 1 jobs"))?;
+        self.jobs.push(Slot { state: JobState::new(id, spec), sched: Sched::default() });
         self.active.push(id);
         let admission = {
-            let snap = Snapshot { now, cluster: self.cluster(), jobs: &self.jobs, active: &self.active };
+            let snap = Snapshot::with_lookup(now, self.cluster(), &self.jobs, &self.active);
             self.policy.admit(&snap, id)
         };
         match admission {
@@ -316,27 +353,66 @@ impl Engine {
             Admission::Reject { .. } => {
                 self.stats.rejected += 1;
                 self.active.pop();
-                self.jobs[id.0 as usize].status = JobStatus::Rejected;
+                self.retire(id, JobStatus::Rejected, None);
             }
         }
         Ok((id, admission))
     }
 
+    /// Frees an ended job's state, keeping its final state among the recent jobs.
+    fn retire(&mut self, job: JobId, status: JobStatus, finished_ms: Option<Time>) {
+        let Some(slot) = self.jobs.retire(job) else { return };
+        let mut state = slot.state;
+        state.status = status;
+        state.finished_ms = finished_ms;
+        // The per-task log (RTMR's feedback) is no report material; do not keep it in the ring.
+        state.task_finish_ms = [Vec::new(), Vec::new()];
+        if self.recent.len() >= RECENT_JOBS {
+            self.recent.pop_front();
+        }
+        self.recent.push_back(state);
+    }
+
     fn job_mut(&mut self, job: JobId) -> Result<&mut JobState> {
         self.jobs
-            .get_mut(job.0 as usize)
+            .get_mut(job)
+            .map(|s| &mut s.state)
             .filter(|j| j.is_active())
             .ok_or(Error::UnknownId { kind: "job", id: job.0 as i64 })
     }
 
-    /// The job with id `job` (any status).
+    /// The live (active) job with id `job`; `None` for unknown ids and for ended jobs, which are
+    /// retired (see [`Engine::job_status`] and [`Engine::recent_jobs`] for those).
     pub fn job(&self, job: JobId) -> Option<&JobState> {
-        self.jobs.get(job.0 as usize)
+        self.jobs.lookup(job)
     }
 
-    /// Every job ever submitted, indexed by id.
-    pub fn jobs(&self) -> &[JobState] {
-        &self.jobs
+    /// The live jobs in id order.
+    pub fn live_jobs(&self) -> impl Iterator<Item = &JobState> + '_ {
+        self.jobs.iter().map(|s| &s.state)
+    }
+
+    /// The last [`RECENT_JOBS`] ended (finished or rejected) jobs, oldest first, as they ended.
+    pub fn recent_jobs(&self) -> impl DoubleEndedIterator<Item = &JobState> + '_ {
+        self.recent.iter()
+    }
+
+    /// The status of job `job`: live jobs and recently ended ones answer exactly; an older
+    /// retired job answers [`JobStatus::Finished`] (rejected jobs end the same way: past the ring
+    /// the engine no longer tells them apart); an id never assigned answers `None`.
+    pub fn job_status(&self, job: JobId) -> Option<JobStatus> {
+        if let Some(j) = self.jobs.lookup(job) {
+            return Some(j.status);
+        }
+        if let Some(j) = self.recent.iter().rev().find(|j| j.id == job) {
+            return Some(j.status);
+        }
+        self.jobs.is_retired(job).then_some(JobStatus::Finished)
+    }
+
+    /// Number of live jobs (the size of the job table).
+    pub fn live_job_count(&self) -> usize {
+        self.jobs.len()
     }
 
     /// Active job ids in submission order.
@@ -386,13 +462,16 @@ impl Engine {
         p.total = p.total.max(p.finished + p.running + p.pending);
         j.started_ms.get_or_insert(now);
         if phase == Phase::Map {
-            // Delay scheduling: the job's allowed level becomes the level it just launched at.
-            self.skips[job.0 as usize] = match locality {
-                _ if self.locality_wait[job.0 as usize].is_some() => 0,
-                Locality::Node => 0,
-                Locality::Rack => self.config.node_locality_delay,
-                Locality::Any => self.config.node_locality_delay + self.config.rack_locality_delay,
-            };
+            let (node_delay, rack_delay) = (self.config.node_locality_delay, self.config.rack_locality_delay);
+            if let Some(s) = self.sched_mut(job) {
+                // Delay scheduling: the job's allowed level becomes the level it just launched at.
+                s.skips = match locality {
+                    _ if s.locality_wait.is_some() => 0,
+                    Locality::Node => 0,
+                    Locality::Rack => node_delay,
+                    Locality::Any => node_delay + rack_delay,
+                };
+            }
         }
         self.reindex(job);
         Ok(())
@@ -462,23 +541,32 @@ impl Engine {
     /// Ends a job (all tasks done, or removed by the host: killed, failed). Idempotent for jobs
     /// that are already finished.
     pub fn finish_job(&mut self, job: JobId, now: Time) -> Result<()> {
-        match self.jobs.get(job.0 as usize).map(|j| j.status) {
-            Some(JobStatus::Active) => {}
+        let retired = self.jobs.is_retired(job);
+        let deadline = match self.jobs.get_mut(job).map(|s| &mut s.state) {
+            Some(j) if j.is_active() => {
+                j.status = JobStatus::Finished;
+                j.finished_ms = Some(now);
+                j.spec.deadline_ms
+            }
             Some(_) => return Ok(()),
+            // Ended earlier and retired: ending it again is the idempotent no-op it always was.
+            None if retired => {
+                log::debug!("finish_job for job {} that already ended; ignored", job.0);
+                return Ok(());
+            }
             None => return Err(Error::UnknownId { kind: "job", id: job.0 as i64 }),
-        }
-        {
-            let j = &mut self.jobs[job.0 as usize];
-            j.status = JobStatus::Finished;
-            j.finished_ms = Some(now);
-        }
+        };
         self.active.retain(|&a| a != job);
         self.unindex(job);
         self.stats.finished += 1;
+        if deadline.is_some_and(|due| now > due) {
+            self.stats.deadline_misses += 1;
+        }
         {
-            let snap = Snapshot { now, cluster: self.cluster(), jobs: &self.jobs, active: &self.active };
+            let snap = Snapshot::with_lookup(now, self.cluster(), &self.jobs, &self.active);
             self.policy.on_job_finished(&snap, job);
         }
+        self.retire(job, JobStatus::Finished, Some(now));
         self.dirty = true;
         if self.config.replan_on_events {
             self.replan(now);
@@ -505,29 +593,32 @@ impl Engine {
         let accelerated = self.accelerated_map_slots();
         self.policy.on_accelerated_capacity(accelerated);
         let plan = {
-            let snap = Snapshot { now, cluster: self.cluster(), jobs: &self.jobs, active: &self.active };
+            let snap = Snapshot::with_lookup(now, self.cluster(), &self.jobs, &self.active);
             self.policy.plan(&snap)
         };
-        for &id in &self.active {
-            self.rank[id.0 as usize] = u32::MAX;
-            self.target[id.0 as usize] = [0, 0];
-            self.locality_wait[id.0 as usize] = None;
-            self.accel_target[id.0 as usize] = None;
+        for i in 0..self.active.len() {
+            if let Some(s) = self.jobs.get_mut(self.active[i]).map(|s| &mut s.sched) {
+                s.rank = u32::MAX;
+                s.target = [0, 0];
+                s.locality_wait = None;
+                s.accel_target = None;
+                s.index = [IndexSlot::default(); 2];
+            }
         }
         for &(job, slots) in &plan.accelerated_targets {
-            if let Some(slot) = self.accel_target.get_mut(job.0 as usize) {
-                *slot = Some(slots);
+            if let Some(s) = self.sched_mut(job) {
+                s.accel_target = Some(slots);
             }
         }
         for &(job, waits) in &plan.locality_waits {
-            if let Some(slot) = self.locality_wait.get_mut(job.0 as usize) {
-                *slot = Some(waits);
+            if let Some(s) = self.sched_mut(job) {
+                s.locality_wait = Some(waits);
             }
         }
         for (r, e) in plan.entries.iter().enumerate() {
-            if let Some(slot) = self.rank.get_mut(e.job.0 as usize) {
-                *slot = r as u32;
-                self.target[e.job.0 as usize] = e.target;
+            if let Some(s) = self.sched_mut(e.job) {
+                s.rank = r as u32;
+                s.target = e.target;
             }
         }
         self.plan = plan;
@@ -535,16 +626,15 @@ impl Engine {
             self.under[ph].clear();
             self.spare[ph].clear();
         }
-        for s in self.index.iter_mut() {
-            *s = [IndexSlot::default(); 2];
-        }
         // Jobs the policy left out of its plan still get spare capacity, after all planned ones.
         let mut extra = self.plan.entries.len() as u32;
         for i in 0..self.active.len() {
             let id = self.active[i];
-            if self.rank[id.0 as usize] == u32::MAX {
-                self.rank[id.0 as usize] = extra;
-                extra += 1;
+            if let Some(s) = self.sched_mut(id) {
+                if s.rank == u32::MAX {
+                    s.rank = extra;
+                    extra += 1;
+                }
             }
             self.reindex(id);
         }
@@ -568,7 +658,18 @@ impl Engine {
 
     /// A snapshot of the current state, for reports and tests.
     pub fn snapshot(&self, now: Time) -> Snapshot<'_> {
-        Snapshot { now, cluster: self.cluster(), jobs: &self.jobs, active: &self.active }
+        Snapshot::with_lookup(now, self.cluster(), &self.jobs, &self.active)
+    }
+
+    /// The assignment state of live job `job`.
+    #[inline]
+    fn sched(&self, job: JobId) -> Option<&Sched> {
+        self.jobs.get(job).map(|s| &s.sched)
+    }
+
+    #[inline]
+    fn sched_mut(&mut self, job: JobId) -> Option<&mut Sched> {
+        self.jobs.get_mut(job).map(|s| &mut s.sched)
     }
 
     #[inline]
@@ -580,10 +681,10 @@ impl Engine {
     }
 
     fn unindex(&mut self, job: JobId) {
-        let ji = job.0 as usize;
-        let rank = self.rank[ji];
+        let Some(s) = self.jobs.get_mut(job).map(|s| &mut s.sched) else { return };
+        let rank = s.rank;
         for ph in Phase::ALL {
-            let slot = &mut self.index[ji][ph.idx()];
+            let slot = &mut s.index[ph.idx()];
             if let Some(key) = slot.under.take() {
                 self.under[ph.idx()].remove(&(key, rank, ph as u8, job.0));
             }
@@ -596,9 +697,8 @@ impl Engine {
     /// Re-derives the index entries of `job` from its true state.
     fn reindex(&mut self, job: JobId) {
         self.unindex(job);
-        let ji = job.0 as usize;
-        let j = &self.jobs[ji];
-        let rank = self.rank[ji];
+        let Some(Slot { state: j, sched: s }) = self.jobs.get_mut(job) else { return };
+        let rank = s.rank;
         if rank == u32::MAX || !j.is_active() {
             return;
         }
@@ -607,8 +707,8 @@ impl Engine {
                 continue;
             }
             let running = j.phase(ph).running;
-            let target = self.target[ji][ph.idx()];
-            let slot = &mut self.index[ji][ph.idx()];
+            let target = s.target[ph.idx()];
+            let slot = &mut s.index[ph.idx()];
             if running < target {
                 let key = (running as u64 * SCALE / target as u64) as u32;
                 self.under[ph.idx()].insert((key, rank, ph as u8, job.0));
@@ -623,8 +723,9 @@ impl Engine {
         if phase == Phase::Reduce {
             return Locality::Any;
         }
-        let s = self.skips[job.0 as usize];
-        if let Some(waits) = self.locality_wait[job.0 as usize] {
+        let Some(sched) = self.sched(job) else { return Locality::Any };
+        let s = sched.skips;
+        if let Some(waits) = sched.locality_wait {
             return if s < waits { Locality::Node } else { Locality::Any };
         }
         if s < self.config.node_locality_delay {
@@ -687,11 +788,11 @@ impl Engine {
                 continue;
             }
             let locality = self.allowed_locality(job, phase);
-            let j = &self.jobs[jid as usize];
+            let Some(Slot { state: j, sched }) = self.jobs.get(job) else { continue };
             let already =
                 self.choices.iter().filter(|c| c.job == job && c.phase == phase).map(|c| c.count).sum::<u32>();
             let running = j.phase(phase).running + already + 1;
-            let target = self.target[jid as usize][phase.idx()];
+            let target = sched.target[phase.idx()];
             let pending_left = j.phase(phase).pending.saturating_sub(already + 1);
             self.push_choice(job, phase, locality);
             if locality == Locality::Any {
@@ -702,7 +803,7 @@ impl Engine {
                     self.touched[t].1 = Some(key);
                 }
             } else {
-                self.skips[jid as usize] += 1;
+                self.count_skip(job);
             }
         }
         // Pass 2: spare capacity to runnable entries in plan order (work conservation).
@@ -721,7 +822,7 @@ impl Engine {
                 let job = JobId(jid);
                 let already: u32 =
                     self.choices.iter().filter(|c| c.job == job && c.phase == phase).map(|c| c.count).sum();
-                let pending = self.jobs[jid as usize].phase(phase).pending;
+                let Some(pending) = self.jobs.lookup(job).map(|j| j.phase(phase).pending) else { continue };
                 if pending <= already {
                     continue;
                 }
@@ -744,7 +845,7 @@ impl Engine {
                         Self::spend(&mut budget, shared, phase);
                     }
                 } else {
-                    self.skips[jid as usize] += 1;
+                    self.count_skip(job);
                 }
             }
         }
@@ -763,10 +864,17 @@ impl Engine {
     /// Maps `job` may still start on regular nodes under its plan's accelerated target (`None` =
     /// unrestricted), counting this heartbeat's choices so far as started.
     fn regular_allowance(&self, job: JobId) -> Option<u32> {
-        let ji = job.0 as usize;
-        let acc = self.accel_target[ji]?;
-        let allow = self.target[ji][Phase::Map.idx()].saturating_sub(acc);
-        Some(allow.saturating_sub(self.jobs[ji].map_pools.running[0]))
+        let Slot { state, sched } = self.jobs.get(job)?;
+        let acc = sched.accel_target?;
+        let allow = sched.target[Phase::Map.idx()].saturating_sub(acc);
+        Some(allow.saturating_sub(state.map_pools.running[0]))
+    }
+
+    /// Delay scheduling: `job` was offered a slot at restricted locality.
+    fn count_skip(&mut self, job: JobId) {
+        if let Some(s) = self.sched_mut(job) {
+            s.skips += 1;
+        }
     }
 
     /// Whether `job` may start no more maps on regular nodes in this heartbeat.
@@ -784,7 +892,7 @@ impl Engine {
             if budget[0] == 0 || self.choices.len() >= max_choices {
                 return;
             }
-            let Some(j) = self.jobs.get(job.0 as usize) else { continue };
+            let Some(j) = self.jobs.lookup(job) else { continue };
             if !j.is_active() || !j.runnable(Phase::Map) {
                 continue;
             }
@@ -820,7 +928,7 @@ impl Engine {
                 let mut reserved: u64 = 0;
                 let mut picked = None;
                 for e in &self.plan.entries {
-                    let j = &self.jobs[e.job.0 as usize];
+                    let Some(j) = self.jobs.lookup(e.job) else { continue };
                     if !j.is_active() {
                         continue;
                     }
@@ -872,7 +980,7 @@ impl Engine {
                 } else {
                     // A restricted offer may not fit the node; it spends no budget, so the host
                     // falls through to lower-ranked choices when it cannot be taken.
-                    self.skips[job.0 as usize] += 1;
+                    self.count_skip(job);
                 }
             }
         }
@@ -1014,8 +1122,9 @@ mod tests {
         let got = launch_all(&mut e, n, [4, 0]);
         assert_eq!(got, vec![(a.0, Phase::Reduce, 1)]);
         e.task_finished(a, Phase::Reduce, n, 50, true, 170).unwrap();
-        assert_eq!(e.job(a).unwrap().status, JobStatus::Finished);
-        assert_eq!(e.job(a).unwrap().finished_ms, Some(170));
+        assert_eq!(e.job_status(a), Some(JobStatus::Finished));
+        assert!(e.job(a).is_none(), "retired");
+        assert_eq!(e.recent_jobs().last().map(|j| (j.id, j.finished_ms)), Some((a, Some(170))));
         assert!(e.active().is_empty());
     }
 
@@ -1066,6 +1175,72 @@ mod tests {
         e.task_started(a, Phase::Map, n, Locality::Node, 0).unwrap();
         let c = e.node_update(n, [1, 0], 0).unwrap();
         assert_eq!(c[0].locality, Locality::Node, "a local launch resets the wait");
+    }
+
+    /// Runs one single-map job to its end on `n`.
+    fn run_one(e: &mut Engine, n: NodeId, now: Time) -> JobId {
+        let id = e.submit(JobSpec::new(now, 1, 0), now).unwrap().0;
+        e.tick(now);
+        launch_all(e, n, [1, 0]);
+        e.task_finished(id, Phase::Map, n, 1, true, now + 1).unwrap();
+        id
+    }
+
+    #[test]
+    fn ended_jobs_are_retired_and_late_events_are_refused_not_panics() {
+        let mut e = engine("fair", PoolMode::Shared);
+        let n = e.add_node("h1", "/r1", 1, 0);
+        let first = run_one(&mut e, n, 0);
+        for k in 1..(RECENT_JOBS as Time + 10) {
+            run_one(&mut e, n, 10 * k);
+        }
+        assert_eq!(e.live_job_count(), 0, "every ended job was freed");
+        assert_eq!(e.recent_jobs().count(), RECENT_JOBS, "the report ring is bounded");
+        assert!(e.job(first).is_none());
+        assert_eq!(e.job_status(first), Some(JobStatus::Finished), "retired beyond the ring");
+        assert_eq!(e.job_status(JobId(1_000_000)), None, "never assigned");
+        // A late task report of a retired job is an unknown-id error; ending it again is a no-op.
+        assert!(matches!(
+            e.task_finished(first, Phase::Map, n, 1, true, 99_999),
+            Err(Error::UnknownId { kind: "job", .. })
+        ));
+        assert!(e.task_started(first, Phase::Map, n, Locality::Any, 99_999).is_err());
+        assert!(e.set_pending(first, Phase::Map, 3).is_err());
+        assert!(e.finish_job(first, 99_999).is_ok());
+        assert!(e.finish_job(JobId(1_000_000), 99_999).is_err());
+        assert_eq!(e.stats().finished, RECENT_JOBS as u64 + 10);
+        assert_eq!(e.node_update(n, [1, 0], 99_999).unwrap(), &[] as &[Choice]);
+    }
+
+    #[test]
+    fn a_long_job_pinning_the_front_does_not_keep_the_others() {
+        let mut e = engine("fair", PoolMode::Shared);
+        let n = e.add_node("h1", "/r1", 2, 0);
+        let long = e.submit(JobSpec::new(0, 1_000, 0), 0).unwrap().0;
+        for k in 1..5_000 {
+            let id = e.submit(JobSpec::new(k, 1, 0), k).unwrap().0;
+            e.finish_job(id, k).unwrap();
+        }
+        assert_eq!(e.live_job_count(), 1);
+        assert_eq!(e.job(long).map(|j| j.id), Some(long));
+        assert_eq!(e.active(), &[long]);
+        e.tick(10_000);
+        let got = launch_all(&mut e, n, [2, 0]);
+        assert_eq!(got, vec![(long.0, Phase::Map, 2)], "the pinned job is still scheduled");
+    }
+
+    #[test]
+    fn rejected_jobs_are_retired_with_their_status() {
+        let cfg = EngineConfig { policy: "deadline-constraint".into(), ..EngineConfig::default() };
+        let mut e = Engine::new(cfg).unwrap();
+        e.add_node("h1", "/r1", 1, 1);
+        let mut spec = JobSpec::new(0, 50, 1).with_task_ms(10_000, 10_000);
+        spec.deadline_ms = Some(1_000);
+        let (id, admission) = e.submit(spec, 0).unwrap();
+        assert!(matches!(admission, Admission::Reject { .. }), "{admission:?}");
+        assert_eq!(e.live_job_count(), 0);
+        assert_eq!(e.job_status(id), Some(JobStatus::Rejected));
+        assert_eq!(e.recent_jobs().last().map(|j| j.status), Some(JobStatus::Rejected));
     }
 
     #[test]

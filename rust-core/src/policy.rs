@@ -74,24 +74,95 @@ impl ClusterView {
     }
 }
 
+/// Where a [`Snapshot`] finds jobs by id. The engine implements it over its job table, in which
+/// finished and rejected jobs are retired (freed) once they end; a retired id resolves to `None`.
+pub trait JobLookup {
+    /// The job with id `id`, if the source still holds it.
+    fn lookup(&self, id: JobId) -> Option<&JobState>;
+}
+
+#[derive(Clone, Copy)]
+enum Jobs<'a> {
+    /// Indexed by `JobId.0` (tests, benchmarks, studies that build jobs by hand).
+    Dense(&'a [JobState]),
+    /// The engine's table.
+    Lookup(&'a dyn JobLookup),
+}
+
 /// What a policy sees at planning time. Borrowed from the engine; cheap to build.
-#[derive(Clone, Copy, Debug)]
+///
+/// Policies reach jobs only through [`Snapshot::job`] (ids that are active, or the admission
+/// candidate), [`Snapshot::active_jobs`], and [`Snapshot::try_job`] for ids a policy remembers
+/// from earlier calls: those may have been retired, and a retired job counts as finished.
+#[derive(Clone, Copy)]
 pub struct Snapshot<'a> {
     /// Current time.
     pub now: Time,
     /// Capacities.
     pub cluster: ClusterView,
-    /// Every job the engine knows, indexed by `JobId.0` (finished and rejected jobs included).
-    pub jobs: &'a [JobState],
+    jobs: Jobs<'a>,
     /// Ids of active jobs, in submission order (then id).
     pub active: &'a [JobId],
 }
 
+impl std::fmt::Debug for Snapshot<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Snapshot")
+            .field("now", &self.now)
+            .field("cluster", &self.cluster)
+            .field("active", &self.active)
+            .finish()
+    }
+}
+
+/// What [`Snapshot::job`] answers for an id it does not hold (a policy bug, caught by a debug
+/// assertion): a finished job with no tasks, so release builds treat it as retired, never panic.
+fn retired_placeholder() -> &'static JobState {
+    static RETIRED: std::sync::OnceLock<JobState> = std::sync::OnceLock::new();
+    RETIRED.get_or_init(|| {
+        let mut job = JobState::new(JobId(u32::MAX), crate::model::JobSpec::new(0, 0, 0));
+        job.status = crate::model::JobStatus::Finished;
+        job
+    })
+}
+
 impl<'a> Snapshot<'a> {
-    /// The job with id `id`. Ids in `active` always resolve.
+    /// A snapshot over `jobs` indexed by `JobId.0` (every job, any status).
+    pub fn new(now: Time, cluster: ClusterView, jobs: &'a [JobState], active: &'a [JobId]) -> Snapshot<'a> {
+        Snapshot { now, cluster, jobs: Jobs::Dense(jobs), active }
+    }
+
+    /// A snapshot whose jobs come from `jobs` (the engine's table).
+    pub fn with_lookup(now: Time, cluster: ClusterView, jobs: &'a dyn JobLookup, active: &'a [JobId]) -> Snapshot<'a> {
+        Snapshot { now, cluster, jobs: Jobs::Lookup(jobs), active }
+    }
+
+    /// The job with id `id`, or `None` if it is unknown or retired (ended: finished or rejected).
+    #[inline]
+    pub fn try_job(&self, id: JobId) -> Option<&'a JobState> {
+        match self.jobs {
+            Jobs::Dense(jobs) => jobs.get(id.0 as usize),
+            Jobs::Lookup(lookup) => lookup.lookup(id),
+        }
+    }
+
+    /// The job with id `id`, which must be active (or the candidate of [`Policy::admit`], or the
+    /// job of [`Policy::on_job_finished`]). An id the snapshot does not hold is a policy bug: debug
+    /// builds assert; release builds get a finished placeholder with no tasks.
     #[inline]
     pub fn job(&self, id: JobId) -> &'a JobState {
-        &self.jobs[id.0 as usize]
+        match self.try_job(id) {
+            Some(job) => job,
+            None => {
+                debug_assert!(false, "snapshot has no job {}: use try_job for ids that may be retired", id.0);
+                retired_placeholder()
+            }
+        }
+    }
+
+    /// Whether `id` is known and has ended (finished, rejected, or retired).
+    pub fn has_ended(&self, id: JobId) -> bool {
+        !self.try_job(id).is_some_and(JobState::is_active)
     }
 
     /// Active jobs in submission order.
@@ -234,19 +305,22 @@ impl Plan {
 pub struct PlanBuilder<'a> {
     snapshot: &'a Snapshot<'a>,
     plan: Plan,
-    /// Position of each job in `plan.entries`, indexed by `JobId.0`; `u32::MAX` = absent.
-    pos: Vec<u32>,
+    /// (job, position in `plan.entries`), sorted by job: sized by the active jobs, not by every id.
+    pos: Vec<(JobId, u32)>,
 }
 
 impl<'a> PlanBuilder<'a> {
     /// Starts a plan whose priority order is `order` (must list every active job once; jobs
     /// missing from it are appended in submission order so none is ever dropped).
     pub fn new(snapshot: &'a Snapshot<'a>, order: impl IntoIterator<Item = JobId>) -> PlanBuilder<'a> {
-        let mut pos = vec![u32::MAX; snapshot.jobs.len()];
+        let mut pos: Vec<(JobId, u32)> = snapshot.active.iter().map(|&id| (id, u32::MAX)).collect();
+        pos.sort_unstable();
+        pos.dedup_by_key(|p| p.0);
         let mut entries = Vec::with_capacity(snapshot.active.len());
-        let push = |id: JobId, entries: &mut Vec<PlanEntry>, pos: &mut Vec<u32>| {
-            let slot = &mut pos[id.0 as usize];
-            if *slot == u32::MAX && snapshot.job(id).is_active() {
+        let push = |id: JobId, entries: &mut Vec<PlanEntry>, pos: &mut Vec<(JobId, u32)>| {
+            let Ok(k) = pos.binary_search_by_key(&id, |p| p.0) else { return };
+            let slot = &mut pos[k].1;
+            if *slot == u32::MAX && snapshot.try_job(id).is_some_and(JobState::is_active) {
                 *slot = entries.len() as u32;
                 entries.push(PlanEntry { job: id, target: [0, 0], predicted_completion_ms: None });
             }
@@ -260,14 +334,18 @@ impl<'a> PlanBuilder<'a> {
         PlanBuilder { snapshot, plan: Plan { computed_at: snapshot.now, entries, ..Plan::default() }, pos }
     }
 
+    /// Position of `job` in the plan's entries, if it is there.
+    fn position(&self, job: JobId) -> Option<usize> {
+        let k = self.pos.binary_search_by_key(&job, |p| p.0).ok()?;
+        let p = self.pos[k].1;
+        (p != u32::MAX).then_some(p as usize)
+    }
+
     /// Sets the job's target in `pool` to `slots`. In a shared pool the slots go to runnable
     /// maps first, then to reduces (a job's phases rarely overlap: slow start defaults to 1.0).
     pub fn set_pool_target(&mut self, job: JobId, pool: &Pool, slots: u32) {
-        let Some(&p) = self.pos.get(job.0 as usize) else { return };
-        if p == u32::MAX {
-            return;
-        }
-        let entry = &mut self.plan.entries[p as usize];
+        let Some(p) = self.position(job) else { return };
+        let entry = &mut self.plan.entries[p];
         if pool.phases.len() == 1 {
             entry.target[pool.phases[0].idx()] = slots;
             return;
@@ -285,11 +363,8 @@ impl<'a> PlanBuilder<'a> {
     /// Sets the job's targets for the phases of `pool` explicitly, `[map, reduce]` (entries of
     /// phases outside the pool are ignored). For policies that decide per phase even in a shared pool.
     pub fn set_phase_targets(&mut self, job: JobId, pool: &Pool, targets: [u32; 2]) {
-        let Some(&p) = self.pos.get(job.0 as usize) else { return };
-        if p == u32::MAX {
-            return;
-        }
-        let entry = &mut self.plan.entries[p as usize];
+        let Some(p) = self.position(job) else { return };
+        let entry = &mut self.plan.entries[p];
         for &ph in pool.phases {
             entry.target[ph.idx()] = targets[ph.idx()];
         }
@@ -318,11 +393,9 @@ impl<'a> PlanBuilder<'a> {
 
     /// Records the policy's predicted completion for `job`.
     pub fn set_predicted_completion(&mut self, job: JobId, at: Time) {
-        if let Some(&p) = self.pos.get(job.0 as usize) {
-            if p != u32::MAX {
-                let e = &mut self.plan.entries[p as usize];
-                e.predicted_completion_ms = Some(e.predicted_completion_ms.map_or(at, |x| x.max(at)));
-            }
+        if let Some(p) = self.position(job) {
+            let e = &mut self.plan.entries[p];
+            e.predicted_completion_ms = Some(e.predicted_completion_ms.map_or(at, |x| x.max(at)));
         }
     }
 
@@ -370,7 +443,7 @@ mod tests {
         let jobs = vec![JobState::new(JobId(0), JobSpec::new(0, 3, 2))];
         let active = [JobId(0)];
         let cluster = ClusterView { map_slots: 4, reduce_slots: 4, mode: PoolMode::Shared, nodes: 1 };
-        let snap = Snapshot { now: 0, cluster, jobs: &jobs, active: &active };
+        let snap = Snapshot::new(0, cluster, &jobs, &active);
         let pool = cluster.pools().next().unwrap();
         assert_eq!(pool.capacity, 8);
         let mut b = PlanBuilder::new(&snap, []);
@@ -384,7 +457,7 @@ mod tests {
         let jobs = vec![JobState::new(JobId(0), JobSpec::new(0, 1, 0)), JobState::new(JobId(1), JobSpec::new(1, 1, 0))];
         let active = [JobId(0), JobId(1)];
         let cluster = ClusterView { map_slots: 1, reduce_slots: 1, mode: PoolMode::Split, nodes: 1 };
-        let snap = Snapshot { now: 0, cluster, jobs: &jobs, active: &active };
+        let snap = Snapshot::new(0, cluster, &jobs, &active);
         let plan = PlanBuilder::new(&snap, [JobId(1), JobId(1)]).finish();
         let order: Vec<_> = plan.entries.iter().map(|e| e.job).collect();
         assert_eq!(order, vec![JobId(1), JobId(0)]);

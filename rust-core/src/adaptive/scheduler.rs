@@ -522,7 +522,7 @@ mod tests {
         ];
         let active = [JobId(0), JobId(1), JobId(2)];
         let cluster = ClusterView { map_slots: 4, reduce_slots: 0, mode: PoolMode::Split, nodes: 1 };
-        let snap = Snapshot { now: 100_000, cluster, jobs: &jobs, active: &active };
+        let snap = Snapshot::new(100_000, cluster, &jobs, &active);
         let plan = AdaptivePolicy::new(AdaptiveConfig::default()).plan(&snap);
         let order: Vec<u32> = plan.entries.iter().map(|e| e.job.0).collect();
         assert_eq!(order, vec![2, 1, 0]);
@@ -535,7 +535,7 @@ mod tests {
         let jobs = vec![job(0, 0, Some(tight_goal), 100, 1, 0), job(1, 0, Some(600_000), 100, 1, 0)];
         let active = [JobId(0), JobId(1)];
         let cluster = ClusterView { map_slots: 10, reduce_slots: 0, mode: PoolMode::Split, nodes: 1 };
-        let snap = Snapshot { now: 10_000, cluster, jobs: &jobs, active: &active };
+        let snap = Snapshot::new(10_000, cluster, &jobs, &active);
         let plan = AdaptivePolicy::new(AdaptiveConfig::default()).plan(&snap);
         (plan.entry(JobId(0)).unwrap().target[0], plan.entry(JobId(1)).unwrap().target[0])
     }
@@ -618,8 +618,8 @@ mod tests {
         let active = [JobId(0), JobId(1)];
         let cluster = ClusterView { map_slots: 2, reduce_slots: 0, mode: PoolMode::Split, nodes: 1 };
         let mut policy = AdaptivePolicy::new(AdaptiveConfig::default());
-        let before = policy.plan(&Snapshot { now: 40_000, cluster, jobs: &jobs, active: &active });
-        let after = policy.plan(&Snapshot { now: 50_000, cluster, jobs: &jobs, active: &active });
+        let before = policy.plan(&Snapshot::new(40_000, cluster, &jobs, &active));
+        let after = policy.plan(&Snapshot::new(50_000, cluster, &jobs, &active));
         assert_eq!(before.entries[0].job, JobId(0));
         assert_eq!(after.entries[0].job, JobId(0));
         assert_eq!(after.entry(JobId(0)).unwrap().target, [2, 0]);
@@ -689,7 +689,7 @@ mod tests {
         let jobs = vec![job(0, 0, Some(1_000_000), 10, 1, 2)];
         let active = [JobId(0)];
         let cluster = ClusterView { map_slots: 4, reduce_slots: 0, mode: PoolMode::Split, nodes: 1 };
-        let snap = Snapshot { now: 10_000, cluster, jobs: &jobs, active: &active };
+        let snap = Snapshot::new(10_000, cluster, &jobs, &active);
         assert!(AdaptivePolicy::new(AdaptiveConfig::default()).plan(&snap).locality_waits.is_empty());
         let cfg = AdaptiveConfig { locality_delays: Some(3), ..AdaptiveConfig::default() };
         assert_eq!(AdaptivePolicy::new(cfg).plan(&snap).locality_waits, vec![(JobId(0), 3)]);
@@ -705,7 +705,7 @@ mod tests {
                 .map(|(i, &(sub, goal, m, f))| job(i as u32, sub, goal.map(|g| sub + g), m + f, f, 0)).collect();
             let active: Vec<JobId> = jobs.iter().map(|j| j.id).collect();
             let cluster = ClusterView { map_slots: cap, reduce_slots: 0, mode: PoolMode::Split, nodes: 1 };
-            let snap = Snapshot { now, cluster, jobs: &jobs, active: &active };
+            let snap = Snapshot::new(now, cluster, &jobs, &active);
             let mut p = AdaptivePolicy::new(AdaptiveConfig::default());
             let plan = p.plan(&snap);
             prop_assert_eq!(plan.entries.len(), jobs.len());
@@ -730,7 +730,7 @@ mod tests {
             let cap = held.max(1) + 3;
             let active: Vec<JobId> = jobs.iter().map(|j| j.id).collect();
             let cluster = ClusterView { map_slots: cap, reduce_slots: 0, mode: PoolMode::Split, nodes: 1 };
-            let snap = Snapshot { now, cluster, jobs: &jobs, active: &active };
+            let snap = Snapshot::new(now, cluster, &jobs, &active);
             let plan = AdaptivePolicy::new(AdaptiveConfig::default()).plan(&snap);
             let total: u32 = plan.entries.iter().map(|e| e.target[0]).sum();
             let demand: u32 = jobs.iter().map(|j| j.phase(Phase::Map).remaining()).sum();
@@ -748,7 +748,7 @@ mod tests {
         let jobs = vec![job(0, 0, Some(10_000_000), 100, 1, 4), job(1, 0, Some(40_000), 20, 1, 0)];
         let active = [JobId(0), JobId(1)];
         let cluster = ClusterView { map_slots: 4, reduce_slots: 0, mode: PoolMode::Split, nodes: 1 };
-        let snap = Snapshot { now: 10_000, cluster, jobs: &jobs, active: &active };
+        let snap = Snapshot::new(10_000, cluster, &jobs, &active);
         let plan = AdaptivePolicy::new(AdaptiveConfig::default()).plan(&snap);
         assert_eq!(plan.entry(JobId(1)).unwrap().target, [4, 0]);
         assert_eq!(plan.entry(JobId(0)).unwrap().target, [0, 0]);
@@ -856,7 +856,7 @@ mod tests {
             let cluster = ClusterView { map_slots: cap, reduce_slots: 0, mode: PoolMode::Split, nodes: 1 };
             let mut policy = AdaptivePolicy::new(AdaptiveConfig::default());
             policy.on_accelerated_capacity(acc_slots);
-            let plan = policy.plan(&Snapshot { now: 10_000, cluster, jobs: &jobs, active: &active });
+            let plan = policy.plan(&Snapshot::new(10_000, cluster, &jobs, &active));
             let listed: u32 = plan.accelerated_targets.iter().map(|t| t.1).sum();
             prop_assert!(listed <= acc_slots);
             for &(job, n) in &plan.accelerated_targets {

@@ -121,7 +121,7 @@ mod tests {
         ];
         let active = [JobId(0), JobId(1)];
         let cluster = ClusterView { map_slots: 4, reduce_slots: 0, mode: PoolMode::Shared, nodes: 1 };
-        let snap = Snapshot { now: 10, cluster, jobs: &jobs, active: &active };
+        let snap = Snapshot::new(10, cluster, &jobs, &active);
         let plan = AsrptPolicy.plan(&snap);
         assert_eq!(plan.entries[0].job, JobId(1));
         assert_eq!(plan.entries[0].target, [2, 0], "reduce not available before maps finish");
@@ -136,7 +136,7 @@ mod tests {
         let jobs = vec![JobState::new(JobId(0), JobSpec::new(0, 8, 0).with_task_ms(1000, 1000)), small];
         let active = [JobId(0), JobId(1)];
         let cluster = ClusterView { map_slots: 4, reduce_slots: 0, mode: PoolMode::Shared, nodes: 1 };
-        let snap = Snapshot { now: 10, cluster, jobs: &jobs, active: &active };
+        let snap = Snapshot::new(10, cluster, &jobs, &active);
         let plan = AsrptPolicy.plan(&snap);
         assert_eq!(plan.entry(JobId(1)).unwrap().target, [0, 3]);
         assert_eq!(plan.entry(JobId(0)).unwrap().target, [1, 0]);
@@ -172,7 +172,7 @@ mod tests {
             let active: Vec<JobId> = jobs.iter().map(|j| j.id).collect();
             let mode = if shared { PoolMode::Shared } else { PoolMode::Split };
             let cluster = ClusterView { map_slots: cap, reduce_slots: cap / 2, mode, nodes: 1 };
-            let snap = Snapshot { now: 0, cluster, jobs: &jobs, active: &active };
+            let snap = Snapshot::new(0, cluster, &jobs, &active);
             let plan = AsrptPolicy.plan(&snap);
             prop_assert_eq!(plan.entries.len(), jobs.len());
             let total: u32 = plan.entries.iter().map(|e| e.target[0] + e.target[1]).sum();

@@ -148,7 +148,7 @@ mod tests {
             specs.into_iter().enumerate().map(|(i, s)| JobState::new(JobId(i as u32), s)).collect();
         let active: Vec<JobId> = jobs.iter().map(|j| j.id).collect();
         let cluster = ClusterView { map_slots: 6, reduce_slots: 0, mode: PoolMode::Shared, nodes: 1 };
-        CircumflexPolicy::new(objective).plan(&Snapshot { now: 5000, cluster, jobs: &jobs, active: &active })
+        CircumflexPolicy::new(objective).plan(&Snapshot::new(5000, cluster, &jobs, &active))
     }
 
     #[test]
@@ -172,7 +172,7 @@ mod tests {
                 specs.iter().cloned().enumerate().map(|(i, s)| JobState::new(JobId(i as u32), s)).collect();
             let active: Vec<JobId> = jobs.iter().map(|j| j.id).collect();
             let cluster = ClusterView { map_slots: 6, reduce_slots: 0, mode: PoolMode::Shared, nodes: 1 };
-            let snap = Snapshot { now: 5000, cluster, jobs: &jobs, active: &active };
+            let snap = Snapshot::new(5000, cluster, &jobs, &active);
             let a = CircumflexPolicy::new(o).plan(&snap);
             let b = crate::flex::FlexPolicy::new(o).plan(&snap);
             let targets = |p: &Plan| p.entries.iter().map(|e| (e.job, e.target)).collect::<Vec<_>>();

@@ -499,7 +499,7 @@ pub mod ops {
                 clamp(s.admitted),
                 clamp(s.rejected),
                 clamp(s.finished),
-                clamp(deadline_misses(e.jobs())),
+                clamp(s.deadline_misses),
                 clamp(e.active().len() as u64),
             ];
             let n = values.len().min(out.len());
@@ -607,8 +607,9 @@ pub mod ops {
         h.with_engine(|e| to_json(e.plan()))
     }
 
-    /// Engine status as JSON: policy, objective, epoch, statistics, cluster, nodes, every job's
-    /// counters, targets, predictions and admission decision, and the flows and datasets.
+    /// Engine status as JSON: policy, objective, epoch, statistics, cluster, nodes, the counters,
+    /// targets, predictions and admission decision of the live jobs and of the recently ended ones
+    /// (the engine retires ended jobs and keeps the last `RECENT_JOBS`), and the flows and datasets.
     pub fn status_json(h: &EngineHandle, now: Time) -> Result<String, FfiError> {
         with_status(h, now, |status| to_json(status))
     }
@@ -627,9 +628,10 @@ pub mod ops {
             h.decisions.lock().unwrap_or_else(PoisonError::into_inner).iter().cloned().collect();
         h.with_engine(|e| {
             let plan = e.plan();
+            // Live jobs, then the recently ended ones the engine still keeps (newest last).
             let jobs: Vec<JobStatusView<'_>> = e
-                .jobs()
-                .iter()
+                .live_jobs()
+                .chain(e.recent_jobs())
                 .map(|j| {
                     let mut view = JobStatusView::from(j);
                     if let Some(entry) = plan.entry(j.id).filter(|_| j.is_active()) {
@@ -651,11 +653,11 @@ pub mod ops {
                 rule: plan.rule,
                 now,
                 stats: e.stats(),
-                deadline_misses: deadline_misses(e.jobs()),
+                deadline_misses: e.stats().deadline_misses,
                 cluster: e.cluster(),
                 nodes: e.nodes(),
-                flows: flows_of(e.jobs()),
-                datasets: datasets_of(e.jobs()),
+                flows: flows_of(e.live_jobs().chain(e.recent_jobs())),
+                datasets: datasets_of(e.live_jobs().chain(e.recent_jobs())),
                 decisions: &decisions,
                 jobs,
             };
@@ -668,15 +670,9 @@ pub mod ops {
     }
 }
 
-/// Finished jobs whose finish came after their deadline.
-fn deadline_misses(jobs: &[crate::model::JobState]) -> u64 {
-    jobs.iter().filter(|j| matches!((j.finished_ms, j.spec.deadline_ms), (Some(done), Some(due)) if done > due)).count()
-        as u64
-}
-
-/// Every flow known from its members' submissions: id, the members' (job, node name) and the
+/// Every flow of the live and recently ended jobs: id, the members' (job, node name) and the
 /// adjacency the submitters declared (union over members, first declaration of a node wins).
-fn flows_of(jobs: &[crate::model::JobState]) -> Vec<FlowView<'_>> {
+fn flows_of<'a>(jobs: impl Iterator<Item = &'a crate::model::JobState>) -> Vec<FlowView<'a>> {
     let mut flows: BTreeMap<&str, FlowView<'_>> = BTreeMap::new();
     for j in jobs {
         let Some(flow) = j.spec.flow.as_ref() else { continue };
@@ -693,8 +689,8 @@ fn flows_of(jobs: &[crate::model::JobState]) -> Vec<FlowView<'_>> {
     flows.into_values().collect()
 }
 
-/// Every dataset named by a job, with the jobs that read it.
-fn datasets_of(jobs: &[crate::model::JobState]) -> Vec<DatasetView<'_>> {
+/// Every dataset named by a live or recently ended job, with the jobs that read it.
+fn datasets_of<'a>(jobs: impl Iterator<Item = &'a crate::model::JobState>) -> Vec<DatasetView<'a>> {
     let mut sets: BTreeMap<&str, Vec<u32>> = BTreeMap::new();
     for j in jobs {
         if let Some(d) = j.spec.dataset.as_deref() {

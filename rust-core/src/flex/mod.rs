@@ -332,14 +332,14 @@ impl Policy for FlexPolicy {
 pub fn plan_from_pools(snapshot: &Snapshot<'_>, solved: &[(Pool, Vec<JobId>, FlexSolution)]) -> Plan {
     // Plan order: best position in any pool (module docs). Walking positions in step, pools in
     // order, meets every job first at its best (position, pool): a linear merge.
-    let mut seen = vec![false; snapshot.jobs.len()];
+    let mut seen: std::collections::HashSet<JobId> = std::collections::HashSet::with_capacity(snapshot.active.len());
     let mut order: Vec<JobId> = Vec::with_capacity(snapshot.active.len());
     let longest = solved.iter().map(|(_, _, sol)| sol.order.len()).max().unwrap_or(0);
     for pos in 0..longest {
         for (_, ids, sol) in solved {
             if let Some(&i) = sol.order.get(pos) {
                 let id = ids[i];
-                if !std::mem::replace(&mut seen[id.0 as usize], true) {
+                if seen.insert(id) {
                     order.push(id);
                 }
             }
@@ -375,7 +375,7 @@ mod tests {
 
     fn plan_for(objective: Objective, cluster: ClusterView, specs: Vec<JobSpec>, now: Time) -> Plan {
         let (jobs, active) = snapshot_jobs(specs);
-        let snap = Snapshot { now, cluster, jobs: &jobs, active: &active };
+        let snap = Snapshot::new(now, cluster, &jobs, &active);
         FlexPolicy::new(objective).plan(&snap)
     }
 
@@ -415,7 +415,7 @@ mod tests {
         reducing.name = "reducing".into();
         let (mut jobs, active) = snapshot_jobs(vec![reducing, JobSpec::new(5, 8, 2).with_task_ms(500, 500)]);
         jobs[0].phases[0] = crate::model::PhaseState { total: 1, finished: 1, ..Default::default() };
-        let snap = Snapshot { now: 100, cluster, jobs: &jobs, active: &active };
+        let snap = Snapshot::new(100, cluster, &jobs, &active);
         let plan = FlexPolicy::new(Objective::AvgResponseTime).plan(&snap);
         let e0 = plan.entry(JobId(0)).unwrap();
         let e1 = plan.entry(JobId(1)).unwrap();
@@ -616,7 +616,7 @@ mod tests {
             let mode = if split { PoolMode::Split } else { PoolMode::Shared };
             let cluster = ClusterView { map_slots, reduce_slots, mode, nodes: 1 };
             let (jobs, active) = snapshot_jobs(specs);
-            let snap = Snapshot { now: 6000, cluster, jobs: &jobs, active: &active };
+            let snap = Snapshot::new(6000, cluster, &jobs, &active);
             let plan = FlexPolicy::new(objective).plan(&snap);
             prop_assert_eq!(plan.entries.len(), jobs.len());
             prop_assert_eq!(&FlexPolicy::new(objective).plan(&snap), &plan);

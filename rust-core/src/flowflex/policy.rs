@@ -10,6 +10,15 @@
 //!   flow's `mapreduce.workflow.adjacency.*` keys that no job has declared yet (future work).
 //!   Finished and rejected jobs are dropped; precedence through them is already satisfied. Edges
 //!   come from the union of the adjacency keys of the flow's submitted jobs.
+//! - **Ended jobs are remembered here, not in the engine**: the engine retires a job once it ends,
+//!   so the policy keeps, per flow, what the planner needs of its ended jobs ([`FlowHistory`]:
+//!   finished node names, their adjacency, and their cost and size facts), learnt in
+//!   [`Policy::on_job_finished`]. Without it a finished predecessor would look like a node not yet
+//!   submitted and block its successors forever. **Decision (the paper is silent on memory):** a
+//!   flow's history is dropped once the flow has had no live job for [`FLOW_HISTORY_MS`] (a day):
+//!   a flow whose next job comes later than that is planned as a new flow. An operator refresh
+//!   starts a new policy with no history (a flow in flight across a refresh plans its remaining
+//!   jobs without the finished predecessors' edges, which only frees them earlier).
 //! - **Work** of an active job is its remaining work in all phases (map and reduce coalesced into
 //!   one node, digest §6.13); `δ` is its maximum slots in the pool, capped by its remaining tasks
 //!   (at least 1). A future node's work is the mean total work of the flow's submitted jobs and its
@@ -32,7 +41,7 @@
 //!   invariant 11; averaging over an epoch could otherwise let it start early). The plan lists flows
 //!   in Stage 2 priority order and records them in [`Plan::flows`].
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use super::flow::{Flow, FlowJob};
 use super::Instance;
@@ -48,11 +57,76 @@ const ENGINE_GRID_RATIO: f64 = 1.5;
 /// Milliseconds per planning time unit.
 const UNIT_MS: f64 = 1000.0;
 
+/// How long a flow's history outlives its last live job (module docs).
+pub const FLOW_HISTORY_MS: Time = 24 * 3600 * 1000;
+
 /// The FlowFlex policy.
 #[derive(Clone, Debug)]
 pub struct FlowFlexPolicy {
     objective: Objective,
     epoch_ms: Time,
+    /// Per flow id: what the planner needs of the flow's ended jobs.
+    history: BTreeMap<String, FlowHistory>,
+}
+
+/// What FlowFlex keeps of a flow's ended jobs (module docs).
+#[derive(Clone, Debug, Default)]
+struct FlowHistory {
+    /// Node names of ended jobs.
+    finished: BTreeSet<String>,
+    /// Union of the ended jobs' adjacency keys.
+    adjacency: BTreeMap<String, Vec<String>>,
+    /// Ended jobs.
+    count: u32,
+    /// Earliest submission among them.
+    earliest_submit: Time,
+    /// Largest weight.
+    weight: f64,
+    /// Latest deadline.
+    deadline: Option<Time>,
+    /// SLA steps of the first ended job that had some.
+    sla: Option<Vec<(f64, f64)>>,
+    /// Their total work, slot-ms.
+    work: f64,
+    /// Largest `min(max_slots, tasks of the wider phase)` among them (before the pool's cap).
+    widest: u32,
+    /// When the last of them ended.
+    last_end_ms: Time,
+}
+
+/// Adds `from`'s successor lists into `into` (no duplicates, first-seen order).
+fn merge_adjacency<'a>(
+    into: &mut BTreeMap<String, Vec<String>>,
+    from: impl IntoIterator<Item = (&'a String, &'a Vec<String>)>,
+) {
+    for (node, to) in from {
+        let list = into.entry(node.clone()).or_default();
+        for t in to {
+            if !list.contains(t) {
+                list.push(t.clone());
+            }
+        }
+    }
+}
+
+impl FlowHistory {
+    fn learn(&mut self, job: &JobState, now: Time) {
+        let Some(flow) = &job.spec.flow else { return };
+        self.finished.insert(flow.node_name.clone());
+        merge_adjacency(&mut self.adjacency, flow.adjacency.iter().map(|(a, b)| (a, b)));
+        self.earliest_submit =
+            if self.count == 0 { job.spec.submit_ms } else { self.earliest_submit.min(job.spec.submit_ms) };
+        self.weight = self.weight.max(job.spec.weight);
+        self.deadline = self.deadline.max(job.spec.deadline_ms);
+        if self.sla.is_none() && !job.spec.sla.is_empty() {
+            self.sla = Some(job.spec.sla.iter().map(|s| (s.deadline_ms as f64, s.penalty)).collect());
+        }
+        self.work += job_total_work(job);
+        let max = job.spec.max_slots.unwrap_or(u32::MAX);
+        self.widest = self.widest.max(max.min(job.spec.maps.tasks.max(job.spec.reduces.tasks)));
+        self.count += 1;
+        self.last_end_ms = self.last_end_ms.max(now);
+    }
 }
 
 /// One unfinished node of a flow.
@@ -69,14 +143,16 @@ struct FlowView {
     nodes: Vec<Node>,
     /// Edges between unfinished nodes (indices into `nodes`).
     edges: Vec<(usize, usize)>,
-    /// Jobs of the flow ever submitted (any status), for facts and estimates.
+    /// The flow's live (active) jobs, for facts and estimates.
     known: Vec<JobId>,
+    /// The flow's ended jobs.
+    ended: FlowHistory,
 }
 
 impl FlowFlexPolicy {
     /// FlowFlex optimizing `objective`, averaging targets over epochs of `epoch_ms`.
     pub fn new(objective: Objective, epoch_ms: Time) -> FlowFlexPolicy {
-        FlowFlexPolicy { objective, epoch_ms }
+        FlowFlexPolicy { objective, epoch_ms, history: BTreeMap::new() }
     }
 
     /// From `circumflex.objective` (default `avg_response_time`) and `circumflex.epoch.ms`.
@@ -90,9 +166,9 @@ impl FlowFlexPolicy {
 }
 
 /// Groups the snapshot's jobs into flows (module docs), in order of their first active job.
-fn flow_views(snapshot: &Snapshot<'_>) -> Vec<FlowView> {
+fn flow_views(snapshot: &Snapshot<'_>, history: &BTreeMap<String, FlowHistory>) -> Vec<FlowView> {
     let mut by_id: BTreeMap<&str, Vec<JobId>> = BTreeMap::new();
-    for job in snapshot.jobs {
+    for job in snapshot.active_jobs() {
         if let Some(flow) = &job.spec.flow {
             by_id.entry(flow.flow_id.as_str()).or_default().push(job.id);
         }
@@ -106,6 +182,7 @@ fn flow_views(snapshot: &Snapshot<'_>) -> Vec<FlowView> {
                 nodes: vec![Node { name: job.spec.name.clone(), job: Some(job.id) }],
                 edges: Vec::new(),
                 known: vec![job.id],
+                ended: FlowHistory::default(),
             });
             continue;
         };
@@ -113,32 +190,22 @@ fn flow_views(snapshot: &Snapshot<'_>) -> Vec<FlowView> {
             continue;
         }
         let known = by_id.get(flow.flow_id.as_str()).cloned().unwrap_or_default();
-        views.push(build_view(snapshot, &flow.flow_id, known));
+        let ended = history.get(flow.flow_id.as_str()).cloned().unwrap_or_default();
+        views.push(build_view(snapshot, &flow.flow_id, known, ended));
     }
     views
 }
 
-fn build_view(snapshot: &Snapshot<'_>, flow_id: &str, known: Vec<JobId>) -> FlowView {
+fn build_view(snapshot: &Snapshot<'_>, flow_id: &str, known: Vec<JobId>, ended: FlowHistory) -> FlowView {
     // Node name -> active job (a later active job with the same name wins), and finished names.
     let mut active: BTreeMap<String, JobId> = BTreeMap::new();
-    let mut finished: BTreeMap<String, ()> = BTreeMap::new();
-    let mut adjacency: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let mut finished: BTreeSet<String> = ended.finished.clone();
+    let mut adjacency: BTreeMap<String, Vec<String>> = ended.adjacency.clone();
     for &id in &known {
         let job = snapshot.job(id);
         let Some(flow) = &job.spec.flow else { continue };
-        if job.is_active() {
-            active.insert(flow.node_name.clone(), id);
-        } else {
-            finished.insert(flow.node_name.clone(), ());
-        }
-        for (from, to) in &flow.adjacency {
-            let list = adjacency.entry(from.clone()).or_default();
-            for t in to {
-                if !list.contains(t) {
-                    list.push(t.clone());
-                }
-            }
-        }
+        active.insert(flow.node_name.clone(), id);
+        merge_adjacency(&mut adjacency, flow.adjacency.iter().map(|(a, b)| (a, b)));
     }
     // An active job's node is unfinished even if an earlier attempt of it finished.
     for name in active.keys() {
@@ -146,7 +213,7 @@ fn build_view(snapshot: &Snapshot<'_>, flow_id: &str, known: Vec<JobId>) -> Flow
     }
     let mut names: Vec<String> = Vec::new();
     let add = |name: &String, names: &mut Vec<String>| {
-        if !finished.contains_key(name) && !names.contains(name) {
+        if !finished.contains(name) && !names.contains(name) {
             names.push(name.clone());
         }
     };
@@ -176,7 +243,7 @@ fn build_view(snapshot: &Snapshot<'_>, flow_id: &str, known: Vec<JobId>) -> Flow
         }
     }
     let nodes = names.iter().map(|n| Node { name: n.clone(), job: active.get(n).copied() }).collect();
-    FlowView { id: flow_id.to_string(), nodes, edges, known }
+    FlowView { id: flow_id.to_string(), nodes, edges, known, ended }
 }
 
 /// Slots the job could ever use in `pool`: its maximum, capped by its unfinished tasks there.
@@ -192,13 +259,20 @@ fn job_total_work(job: &JobState) -> f64 {
 /// The flow's cost facts (module docs), with `volume` its estimated total work in slot-ms.
 fn flow_facts(snapshot: &Snapshot<'_>, view: &FlowView, volume: f64, capacity: u32) -> JobFacts {
     let jobs: Vec<&JobState> = view.known.iter().map(|&id| snapshot.job(id)).collect();
-    let arrival = jobs.iter().map(|j| j.spec.submit_ms).min().unwrap_or(snapshot.now) as f64;
-    let weight = jobs.iter().map(|j| j.spec.weight).fold(f64::MIN_POSITIVE, f64::max);
-    let deadline = jobs.iter().filter_map(|j| j.spec.deadline_ms).max().map(|d| d as f64);
-    let sla = jobs
-        .iter()
-        .find(|j| !j.spec.sla.is_empty())
-        .map(|j| j.spec.sla.iter().map(|s| (s.deadline_ms as f64, s.penalty)).collect())
+    let ended = &view.ended;
+    let ended_submit = (ended.count > 0).then_some(ended.earliest_submit);
+    let arrival = jobs.iter().map(|j| j.spec.submit_ms).chain(ended_submit).min().unwrap_or(snapshot.now) as f64;
+    let weight = jobs.iter().map(|j| j.spec.weight).fold(ended.weight.max(f64::MIN_POSITIVE), f64::max);
+    let deadline = jobs.iter().filter_map(|j| j.spec.deadline_ms).chain(ended.deadline).max().map(|d| d as f64);
+    // Ended jobs were submitted before the live ones: theirs is the first SLA.
+    let sla = ended
+        .sla
+        .clone()
+        .or_else(|| {
+            jobs.iter()
+                .find(|j| !j.spec.sla.is_empty())
+                .map(|j| j.spec.sla.iter().map(|s| (s.deadline_ms as f64, s.penalty)).collect())
+        })
         .unwrap_or_default();
     JobFacts { arrival, weight, deadline, sla, isolated: (volume / f64::from(capacity.max(1))).max(1.0), tail: 0.0 }
 }
@@ -247,10 +321,13 @@ fn build_flows(snapshot: &Snapshot<'_>, views: &[FlowView], pool: &Pool, objecti
     let mut specs: Vec<FlowSpec> = Vec::with_capacity(views.len());
     for view in views {
         let submitted: Vec<&JobState> = view.known.iter().map(|&id| snapshot.job(id)).collect();
-        let mean_work = submitted.iter().map(|j| job_total_work(j)).sum::<f64>() / submitted.len().max(1) as f64;
+        let ended = &view.ended;
+        let mean_work = (submitted.iter().map(|j| job_total_work(j)).sum::<f64>() + ended.work)
+            / (submitted.len() + ended.count as usize).max(1) as f64;
         let widest = submitted
             .iter()
             .map(|j| slot_bounds(j, pool.capacity).1.min(j.spec.maps.tasks.max(j.spec.reduces.tasks)))
+            .chain((ended.count > 0).then_some(ended.widest.min(pool.capacity)))
             .max()
             .unwrap_or(1)
             .max(1);
@@ -266,8 +343,7 @@ fn build_flows(snapshot: &Snapshot<'_>, views: &[FlowView], pool: &Pool, objecti
                 None => FlowJob { work: (mean_work / UNIT_MS).max(1e-3), max_parallelism: widest.min(pool.capacity) },
             })
             .collect();
-        let volume = jobs.iter().map(|j| j.work * UNIT_MS).sum::<f64>()
-            + submitted.iter().filter(|j| !j.is_active()).map(|j| job_total_work(j)).sum::<f64>();
+        let volume = jobs.iter().map(|j| j.work * UNIT_MS).sum::<f64>() + ended.work;
         let facts = flow_facts(snapshot, view, volume, pool.capacity);
         specs.push((jobs, view.edges.clone(), facts));
     }
@@ -339,8 +415,23 @@ impl Policy for FlowFlexPolicy {
         "flowflex"
     }
 
+    fn on_job_finished(&mut self, snapshot: &Snapshot<'_>, job: JobId) {
+        let Some(state) = snapshot.try_job(job) else { return };
+        if let Some(flow) = &state.spec.flow {
+            self.history.entry(flow.flow_id.clone()).or_default().learn(state, snapshot.now);
+        }
+    }
+
     fn plan(&mut self, snapshot: &Snapshot<'_>) -> Plan {
-        let views = flow_views(snapshot);
+        // Forget flows idle for longer than the history horizon (module docs).
+        if !self.history.is_empty() {
+            let live: BTreeSet<&str> =
+                snapshot.active_jobs().filter_map(|j| j.spec.flow.as_ref()).map(|f| f.flow_id.as_str()).collect();
+            self.history.retain(|id, h| {
+                live.contains(id.as_str()) || h.last_end_ms.saturating_add(FLOW_HISTORY_MS) >= snapshot.now
+            });
+        }
+        let views = flow_views(snapshot, &self.history);
         let window = (self.epoch_ms.max(1) as f64 / UNIT_MS).max(1e-6);
         // Per pool: (pool, job ids, their targets), and the Stage 2 flow order of the first pool.
         let mut results: Vec<(Pool, Vec<(JobId, u32)>)> = Vec::new();
@@ -441,10 +532,16 @@ mod tests {
         ClusterView { map_slots: slots, reduce_slots: 0, mode: PoolMode::Shared, nodes: 1 }
     }
 
+    /// Plans `jobs` with a fresh policy that was told of every ended job first (as the engine
+    /// does before retiring them).
     fn plan(objective: Objective, cluster: ClusterView, jobs: &[JobState]) -> Plan {
         let active: Vec<JobId> = jobs.iter().filter(|j| j.is_active()).map(|j| j.id).collect();
-        let snap = Snapshot { now: 10_000, cluster, jobs, active: &active };
-        FlowFlexPolicy::new(objective, 2_000).plan(&snap)
+        let snap = Snapshot::new(10_000, cluster, jobs, &active);
+        let mut policy = FlowFlexPolicy::new(objective, 2_000);
+        for job in jobs.iter().filter(|j| !j.is_active()) {
+            policy.on_job_finished(&snap, job.id);
+        }
+        policy.plan(&snap)
     }
 
     fn states(specs: Vec<JobSpec>) -> Vec<JobState> {
@@ -492,6 +589,48 @@ mod tests {
         assert_eq!(out.entry(JobId(1)).unwrap().target, [4, 0]);
         assert_eq!(out.flows[0].nodes.len(), 1);
         assert!(out.flows[0].nodes[0].predecessors.is_empty());
+    }
+
+    /// Through the engine, which retires `a` once it ends: `b`, submitted afterwards, must not
+    /// wait for `a` as if it were a node not yet submitted, and the flow's facts keep `a`.
+    #[test]
+    fn a_retired_predecessor_counts_as_finished() {
+        let cfg = EngineConfig { policy: "flowflex".into(), pool_mode: PoolMode::Shared, ..EngineConfig::default() };
+        let mut e = crate::engine::Engine::new(cfg).unwrap();
+        let n = e.add_node("h1", "/r1", 4, 0);
+        let adj: Adjacency<'_> = &[("a", &["b"])];
+        let a = e.submit(spec(0, 2, 0, Some(("f", "a", adj))), 0).unwrap().0;
+        for _ in 0..2 {
+            e.task_started(a, Phase::Map, n, crate::model::Locality::Any, 0).unwrap();
+        }
+        for t in [2_000, 2_100] {
+            e.task_finished(a, Phase::Map, n, t, true, t).unwrap();
+        }
+        assert!(e.job(a).is_none(), "a is retired");
+        let b = e.submit(spec(5_000, 4, 0, Some(("f", "b", &[]))), 5_000).unwrap().0;
+        e.replan(5_000);
+        assert_eq!(e.plan().entry(b).unwrap().target, [4, 0], "{:?}", e.plan());
+        let flow = &e.plan().flows[0];
+        assert_eq!(flow.nodes.len(), 1, "a is not planned as a future node: {flow:?}");
+        assert!(flow.nodes[0].predecessors.is_empty());
+        // Without the history (a fresh policy), b would be blocked by a phantom a.
+        let snap = e.snapshot(5_000);
+        let blind = FlowFlexPolicy::new(Objective::AvgResponseTime, 30_000).plan(&snap);
+        assert_eq!(blind.entry(b).unwrap().target, [0, 0]);
+    }
+
+    #[test]
+    fn flow_history_is_forgotten_after_the_horizon() {
+        let adj: Adjacency<'_> = &[("a", &["b"])];
+        let mut jobs = states(vec![spec(0, 2, 0, Some(("f", "a", adj))), spec(0, 2, 0, Some(("g", "x", &[])))]);
+        jobs[0].status = JobStatus::Finished;
+        let mut policy = FlowFlexPolicy::new(Objective::AvgResponseTime, 2_000);
+        let active = [JobId(1)];
+        policy.on_job_finished(&Snapshot::new(1_000, shared(4), &jobs, &active), JobId(0));
+        policy.plan(&Snapshot::new(1_000 + FLOW_HISTORY_MS, shared(4), &jobs, &active));
+        assert!(policy.history.contains_key("f"), "kept within the horizon");
+        policy.plan(&Snapshot::new(1_001 + FLOW_HISTORY_MS, shared(4), &jobs, &active));
+        assert!(policy.history.is_empty(), "idle longer than the horizon");
     }
 
     /// Minisum weighted completion time: the heavy flow is planned first.

@@ -48,7 +48,7 @@ mod tests {
         ];
         let active = [JobId(0), JobId(1), JobId(2)];
         let cluster = ClusterView { map_slots: 10, reduce_slots: 2, mode: PoolMode::Split, nodes: 2 };
-        let snap = Snapshot { now: 10, cluster, jobs: &jobs, active: &active };
+        let snap = Snapshot::new(10, cluster, &jobs, &active);
         let plan = Fifo.plan(&snap);
         let order: Vec<_> = plan.entries.iter().map(|e| (e.job.0, e.target[Phase::Map.idx()])).collect();
         assert_eq!(order, vec![(2, 3), (0, 6), (1, 1)]);

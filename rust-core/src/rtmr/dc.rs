@@ -132,8 +132,10 @@ impl Policy for DeadlineConstraint {
 
     fn plan(&mut self, snapshot: &Snapshot<'_>) -> Plan {
         // Reservations end at their deadline; finished jobs leave the ledger.
-        self.ledger.retain(|r| snapshot.job(r.job).is_active() || r.deadline >= snapshot.now);
-        let mut active: Vec<&Reservation> = self.ledger.iter().filter(|r| snapshot.job(r.job).is_active()).collect();
+        // A retired job (the engine frees ended jobs) has finished: its reservation stays until
+        // its deadline like any finished job's.
+        self.ledger.retain(|r| !snapshot.has_ended(r.job) || r.deadline >= snapshot.now);
+        let mut active: Vec<&Reservation> = self.ledger.iter().filter(|r| !snapshot.has_ended(r.job)).collect();
         active.sort_by_key(|r| (r.deadline, snapshot.job(r.job).spec.submit_ms, r.job));
         let order: Vec<JobId> = active.iter().map(|r| r.job).chain(self.best_effort.iter().copied()).collect();
         let mut builder = PlanBuilder::new(snapshot, order.iter().copied());
@@ -194,7 +196,7 @@ mod tests {
         jobs.push(JobState::new(id, s));
         let active: Vec<JobId> = jobs.iter().map(|j| j.id).collect();
         let cluster = ClusterView { map_slots: 4, reduce_slots: q, mode: PoolMode::Split, nodes: 1 };
-        p.admit(&Snapshot { now, cluster, jobs, active: &active }, id)
+        p.admit(&Snapshot::new(now, cluster, jobs, &active), id)
     }
 
     #[test]

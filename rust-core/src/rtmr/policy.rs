@@ -497,7 +497,7 @@ mod tests {
             let id = JobId(jobs.len() as u32);
             jobs.push(JobState::new(id, spec));
             let active: Vec<JobId> = jobs.iter().map(|j| j.id).collect();
-            let snap = Snapshot { now: 0, cluster, jobs: jobs, active: &active };
+            let snap = Snapshot::new(0, cluster, jobs, &active);
             p.admit(&snap, id)
         };
         // Ex1: J1 = (0, 100, 6, 3) accepted with T^m = [10,10,20,20], T^r = [40,60].
@@ -574,7 +574,7 @@ mod tests {
         let (mut e, n) = engine(4, 2, true);
         let (id, adm) = e.submit(job(25, 1, 1), 0).unwrap();
         assert!(matches!(adm, Admission::Reject { .. }));
-        assert_eq!(e.job(id).unwrap().status, crate::model::JobStatus::Rejected);
+        assert_eq!(e.job_status(id), Some(crate::model::JobStatus::Rejected));
         assert!(e.node_update(n, [4, 2], 0).unwrap().is_empty());
     }
 
@@ -603,7 +603,7 @@ mod tests {
             t += 2;
             e.task_finished(j1, Phase::Map, n, 2, true, t).unwrap();
         }
-        assert_eq!(e.job(j1).unwrap().status, crate::model::JobStatus::Finished);
+        assert_eq!(e.job_status(j1), Some(crate::model::JobStatus::Finished));
         e.tick(t);
         let after = e.plan().entry(j2).unwrap().predicted_completion_ms.unwrap();
         assert_eq!(after, t + 30, "recomputed from the actual finish times");

@@ -431,7 +431,7 @@ impl<'w> Simulation<'w> {
         self.running_tasks -= 1;
         let id = self.jobs[wi].engine_id.ok_or(Error::UnknownId { kind: "job", id: wi as i64 })?;
         self.engine.task_finished(id, phase, NodeId(node), duration, true, now)?;
-        let finished = self.engine.job(id).is_some_and(|j| j.status == JobStatus::Finished);
+        let finished = self.engine.job_status(id) == Some(JobStatus::Finished);
         if finished {
             self.jobs[wi].finish_ms = Some(now);
             self.active -= 1;

@@ -215,7 +215,7 @@ mod tests {
         let jobs = vec![job(0, 100, 0.5, Some(600_000)), job(1, 100, 0.25, Some(60_000_000))];
         let active = [JobId(0), JobId(1)];
         let cluster = ClusterView { map_slots: 32, reduce_slots: 8, mode: PoolMode::Split, nodes: 4 };
-        let snap = Snapshot { now: 0, cluster, jobs: &jobs, active: &active };
+        let snap = Snapshot::new(0, cluster, &jobs, &active);
         let mut policy = RasPolicy::from_config(&cfg(&[]), false).unwrap();
         let plan = policy.plan(&snap);
         let a = plan.entry(JobId(0)).unwrap().target[0];
