@@ -452,6 +452,31 @@ mod tests {
         assert_eq!(plan.entries[0].target, [3, 2]);
     }
 
+    /// A lookup that holds only job 1, as the engine's table after job 0 was retired.
+    struct OnlyOne(JobState);
+
+    impl JobLookup for OnlyOne {
+        fn lookup(&self, id: JobId) -> Option<&JobState> {
+            (id == self.0.id).then_some(&self.0)
+        }
+    }
+
+    #[test]
+    fn retired_ids_resolve_to_none_and_count_as_ended() {
+        let table = OnlyOne(JobState::new(JobId(1), JobSpec::new(0, 2, 0)));
+        let active = [JobId(1)];
+        let cluster = ClusterView { map_slots: 2, reduce_slots: 0, mode: PoolMode::Split, nodes: 1 };
+        let snap = Snapshot::with_lookup(0, cluster, &table, &active);
+        assert!(snap.try_job(JobId(0)).is_none());
+        assert!(snap.has_ended(JobId(0)), "retired");
+        assert!(!snap.has_ended(JobId(1)));
+        assert_eq!(snap.job(JobId(1)).id, JobId(1));
+        assert_eq!(snap.active_jobs().count(), 1);
+        // A policy's order may still name the retired job: it is skipped, the active one planned.
+        let plan = PlanBuilder::new(&snap, [JobId(0), JobId(7), JobId(1)]).finish();
+        assert_eq!(plan.entries.iter().map(|e| e.job).collect::<Vec<_>>(), vec![JobId(1)]);
+    }
+
     #[test]
     fn builder_never_drops_an_active_job() {
         let jobs = vec![JobState::new(JobId(0), JobSpec::new(0, 1, 0)), JobState::new(JobId(1), JobSpec::new(1, 1, 0))];
