@@ -223,6 +223,22 @@ mod tests {
         );
     }
 
+    /// The engine retires a job once it ends: its reservation must still hold until its deadline
+    /// (as a finished job's did) and then leave the ledger, and planning must not need the job.
+    #[test]
+    fn a_retired_job_keeps_its_reservation_until_its_deadline() {
+        let mut p = dc("discrete");
+        let mut jobs = Vec::new();
+        assert_eq!(admit(&mut p, &mut jobs, 0, 200, 15, 2, 2), Admission::Accept);
+        let cluster = ClusterView { map_slots: 4, reduce_slots: 2, mode: PoolMode::Split, nodes: 1 };
+        // Retired: the snapshot no longer holds job 0.
+        let plan = p.plan(&Snapshot::new(100, cluster, &[], &[]));
+        assert!(plan.entries.is_empty());
+        assert_eq!(p.ledger.len(), 1, "kept until its deadline");
+        p.plan(&Snapshot::new(201, cluster, &[], &[]));
+        assert!(p.ledger.is_empty(), "past its deadline");
+    }
+
     #[test]
     fn fluid_formula_can_under_provision() {
         // M = 3, eps_m = 10, W = 15: fluid gives 2 slots (which need 20 > 15), discrete 3.
