@@ -9,6 +9,10 @@
 //! re-plan at once when `replan_on_events`); [`Engine::node_update`] answers a heartbeat from the
 //! current plan.
 //!
+//! **Job retirement**: a job that ends is freed at once (see [`Engine`]; the table is in
+//! `engine/table.rs`), so the engine's memory is bounded by its live jobs and a small ring of
+//! recently ended ones, however long the daemon runs.
+//!
 //! **The assignment layer** (FLEX appendix A.1): a free slot goes to the runnable job that is most
 //! under-allocated relative to its target (`running / target` smallest, ties by plan rank); when
 //! no job is under target, spare slots go to runnable jobs in plan order (work conservation).
@@ -331,8 +335,8 @@ impl Engine {
     // ----- jobs --------------------------------------------------------------------------
 
     /// Submits a job at `now`. Validates the spec, asks the policy for admission, and re-plans
-    /// when configured to. A rejected job is kept (status `Rejected`) for reporting but never
-    /// scheduled.
+    /// when configured to. A rejected job is never scheduled: it is retired at once (its final
+    /// state, status `Rejected`, is among [`Engine::recent_jobs`]).
     pub fn submit(&mut self, spec: JobSpec, now: Time) -> Result<(JobId, Admission)> {
         spec.validate()?;
         let id = self.jobs.next_id().ok_or_else(|| Error::job("job count", u32::MAX, "fewer than 2^32 - 1 jobs"))?;

@@ -29,7 +29,8 @@
 //! running slots, predicted and actual completion, deadline and admission decision, and the
 //! structure of flows and datasets; [`ops::counters`] packs the numeric counters into a
 //! caller-owned array for metrics sources. Admission decisions (with the policy's reason) are
-//! kept per handle, the last [`DECISIONS_KEPT`], because the engine keeps only a job's status.
+//! kept per handle, the last [`DECISIONS_KEPT`], because the engine keeps only a job's status, and
+//! only while the job is live or among its last `RECENT_JOBS` ended jobs.
 //!
 //! **Decision: a refresh may not change the slot model.** [`ops::reconfigure`] swaps policy and
 //! parameters through `Engine::reconfigure`, but refuses a new `circumflex.pool.mode`: node

@@ -11,7 +11,7 @@
 //!   Finished and rejected jobs are dropped; precedence through them is already satisfied. Edges
 //!   come from the union of the adjacency keys of the flow's submitted jobs.
 //! - **Ended jobs are remembered here, not in the engine**: the engine retires a job once it ends,
-//!   so the policy keeps, per flow, what the planner needs of its ended jobs ([`FlowHistory`]:
+//!   so the policy keeps, per flow, what the planner needs of its ended jobs (`FlowHistory`:
 //!   finished node names, their adjacency, and their cost and size facts), learnt in
 //!   [`Policy::on_job_finished`]. Without it a finished predecessor would look like a node not yet
 //!   submitted and block its successors forever. **Decision (the paper is silent on memory):** a
