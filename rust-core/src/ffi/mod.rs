@@ -941,6 +941,29 @@ mod tests {
         close_handle(h).unwrap();
     }
 
+    /// The engine retires ended jobs; the status still lists the recent ones, after the live ones.
+    #[test]
+    fn status_lists_recently_ended_jobs_after_live_ones() {
+        let h = fifo();
+        with_handle(h, |handle| {
+            let done = ops::submit_job(handle, r#"{"mapreduce.job.maps":"1","mapreduce.job.name":"old"}"#, 0)?;
+            let live = ops::submit_job(handle, r#"{"mapreduce.job.maps":"1","mapreduce.job.name":"new"}"#, 1)?;
+            ops::finish_job(handle, done, 40)?;
+            let status: serde_json::Value = serde_json::from_str(&ops::status_json(handle, 50)?).unwrap();
+            let jobs = status["jobs"].as_array().unwrap();
+            assert_eq!(jobs.len(), 2, "{status}");
+            assert_eq!((jobs[0]["id"].as_i64(), jobs[0]["status"].as_str()), (Some(live.into()), Some("active")));
+            assert_eq!((jobs[1]["id"].as_i64(), jobs[1]["status"].as_str()), (Some(done.into()), Some("finished")));
+            assert_eq!(jobs[1]["finished_ms"], 40, "{status}");
+            assert_eq!(jobs[1]["admission"]["decision"], "accept", "{status}");
+            let html = ops::status_html(handle, 50)?;
+            assert!(html.contains(">old<") && html.contains(">new<"), "{html}");
+            Ok(())
+        })
+        .unwrap();
+        close_handle(h).unwrap();
+    }
+
     #[test]
     fn counters_move_and_count_deadline_misses() {
         let h = fifo();
