@@ -360,7 +360,7 @@ pub unsafe extern "C" fn circumflex_node_update(
 }
 
 /// Hands `text` to the caller as an owned C string (freed with [`circumflex_string_free`]).
-fn json_out(out_json: *mut *mut c_char, text: String) -> Result<(), FfiError> {
+fn string_out(out_json: *mut *mut c_char, text: String) -> Result<(), FfiError> {
     if out_json.is_null() {
         return Err(FfiError::Argument("out pointer is NULL".to_string()));
     }
@@ -380,7 +380,7 @@ pub unsafe extern "C" fn circumflex_plan_json(
     err_buf: *mut c_char,
     err_len: usize,
 ) -> CircumflexStatus {
-    guard(err_buf, err_len, || json_out(out_json, on_engine(engine, ops::plan_json)?))
+    guard(err_buf, err_len, || string_out(out_json, on_engine(engine, ops::plan_json)?))
 }
 
 /// Writes the engine status as JSON to `*out_json` (free with [`circumflex_string_free`]).
@@ -395,7 +395,7 @@ pub unsafe extern "C" fn circumflex_status_json(
     err_buf: *mut c_char,
     err_len: usize,
 ) -> CircumflexStatus {
-    guard(err_buf, err_len, || json_out(out_json, on_engine(engine, |h| ops::status_json(h, now))?))
+    guard(err_buf, err_len, || string_out(out_json, on_engine(engine, |h| ops::status_json(h, now))?))
 }
 
 /// Frees a string returned by this library. NULL is a no-op.
@@ -406,7 +406,7 @@ pub unsafe extern "C" fn circumflex_status_json(
 #[no_mangle]
 pub unsafe extern "C" fn circumflex_string_free(s: *mut c_char) {
     if !s.is_null() {
-        // SAFETY: `s` came from CString::into_raw in json_out.
+        // SAFETY: `s` came from CString::into_raw in string_out.
         drop(unsafe { CString::from_raw(s) });
     }
 }
@@ -512,7 +512,7 @@ pub unsafe extern "C" fn circumflex_status_html(
     err_buf: *mut c_char,
     err_len: usize,
 ) -> CircumflexStatus {
-    guard(err_buf, err_len, || json_out(out_html, on_engine(engine, |h| ops::status_html(h, now))?))
+    guard(err_buf, err_len, || string_out(out_html, on_engine(engine, |h| ops::status_html(h, now))?))
 }
 
 /// Takes every buffered native log record (kept once [`circumflex_init`] ran) into `*out_text`:
@@ -527,7 +527,7 @@ pub unsafe extern "C" fn circumflex_drain_logs(
     err_buf: *mut c_char,
     err_len: usize,
 ) -> CircumflexStatus {
-    guard(err_buf, err_len, || json_out(out_text, super::drain_logs()))
+    guard(err_buf, err_len, || string_out(out_text, super::drain_logs()))
 }
 
 /// Puts a node in or out of the accelerated pool (hardware affinity; the YARN shim's node labels).
@@ -552,13 +552,13 @@ mod tests {
     #[test]
     fn strings_out_replace_nul_and_refuse_a_null_out_pointer() {
         let mut out: *mut c_char = std::ptr::null_mut();
-        json_out(&mut out, "a\0b".to_string()).unwrap();
-        // SAFETY: json_out wrote a CString it allocated.
+        string_out(&mut out, "a\0b".to_string()).unwrap();
+        // SAFETY: string_out wrote a CString it allocated.
         let text = unsafe { CStr::from_ptr(out) }.to_str().unwrap().to_string();
-        // SAFETY: out came from json_out and is freed once.
+        // SAFETY: out came from string_out and is freed once.
         unsafe { circumflex_string_free(out) };
         assert_eq!(text, "a\u{fffd}b");
-        let err = json_out(std::ptr::null_mut(), "x".to_string()).unwrap_err();
+        let err = string_out(std::ptr::null_mut(), "x".to_string()).unwrap_err();
         assert_eq!(err.kind(), super::super::ErrorKind::Argument);
     }
 }
