@@ -10,6 +10,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+// Number of values [`circumflex_counters`] writes (`ffi::COUNTER_NAMES`).
+#define CIRCUMFLEX_COUNTER_COUNT 9
+
 // Status codes returned by every call.
 typedef enum CircumflexStatus {
   // Success.
@@ -205,8 +208,80 @@ enum CircumflexStatus circumflex_status_json(struct CircumflexEngine *engine,
 // Frees a string returned by this library. NULL is a no-op.
 //
 // # Safety
-// `s` must come from `_plan_json` / `_status_json` and not be freed twice.
+// `s` must come from `_plan_json`, `_status_json`, `_status_html` or `_drain_logs` and not be
+// freed twice.
 void circumflex_string_free(char *s);
+
+// Installs the panic hook and the native log buffer with `log_level` (`env_logger` directives such
+// as `"info"` or `"info,circumflex::ffi=debug"`; NULL or empty = `"warn"`). Optional: without it
+// no native log record is kept. A later call changes the level. A level that does not parse is
+// `CIRCUMFLEX_CONFIG` naming it, and the previous level stays.
+//
+// # Safety
+// `log_level` NUL-terminated or NULL; `err_buf` as for [`circumflex_engine_new`].
+enum CircumflexStatus circumflex_init(const char *log_level, char *err_buf, size_t err_len);
+
+// The library version, a static NUL-terminated string (do not free).
+const char *circumflex_version(void);
+
+// Replaces the engine's policy and parameters (operator refresh) from a JSON object of every
+// `circumflex.*` key, and re-plans at `now`. A configuration that does not parse, names an unknown
+// policy or changes `circumflex.pool.mode` is `CIRCUMFLEX_CONFIG` with the key, value and what is
+// allowed in `err_buf`; the running policy then stays.
+//
+// # Safety
+// `config_json` NUL-terminated; `err_buf` as for [`circumflex_engine_new`].
+enum CircumflexStatus circumflex_reconfigure(struct CircumflexEngine *engine,
+                                             const char *config_json,
+                                             int64_t now,
+                                             char *err_buf,
+                                             size_t err_len);
+
+// Writes the engine's counters into `out` (at most `out_len`, in the order of
+// [`circumflex_counter_name`]: plans, last and total plan ns, node updates, admitted, rejected,
+// finished, deadline misses, active jobs) and how many it wrote into `out_written`.
+//
+// # Safety
+// `out` must have `out_len` writable `int64_t`s; `out_written` writable.
+enum CircumflexStatus circumflex_counters(struct CircumflexEngine *engine,
+                                          int64_t *out,
+                                          size_t out_len,
+                                          size_t *out_written,
+                                          char *err_buf,
+                                          size_t err_len);
+
+// The name of counter `index` (`"plans"`, ..., `"active_jobs"`), a static NUL-terminated string;
+// NULL when `index >= CIRCUMFLEX_COUNTER_COUNT`.
+const char *circumflex_counter_name(size_t index);
+
+// Writes the status as an HTML fragment (the daemons' scheduler page; every job-supplied text
+// escaped) to `*out_html` (free with [`circumflex_string_free`]).
+//
+// # Safety
+// `out_html` writable; `err_buf` as for [`circumflex_engine_new`].
+enum CircumflexStatus circumflex_status_html(struct CircumflexEngine *engine,
+                                             int64_t now,
+                                             char **out_html,
+                                             char *err_buf,
+                                             size_t err_len);
+
+// Takes every buffered native log record (kept once [`circumflex_init`] ran) into `*out_text`:
+// `LEVEL` 0x1F `target` 0x1F `message` 0x1E per record, oldest first; empty when there is nothing.
+// Free it with [`circumflex_string_free`].
+//
+// # Safety
+// `out_text` writable; `err_buf` as for [`circumflex_engine_new`].
+enum CircumflexStatus circumflex_drain_logs(char **out_text, char *err_buf, size_t err_len);
+
+// Puts a node in or out of the accelerated pool (hardware affinity; the YARN shim's node labels).
+//
+// # Safety
+// `err_buf` as for [`circumflex_engine_new`].
+enum CircumflexStatus circumflex_set_node_accelerated(struct CircumflexEngine *engine,
+                                                      int32_t node,
+                                                      bool accelerated,
+                                                      char *err_buf,
+                                                      size_t err_len);
 
 #ifdef __cplusplus
 }  // extern "C"

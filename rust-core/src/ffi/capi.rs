@@ -9,8 +9,12 @@
 //! - Every call except `_new` and the frees returns a [`CircumflexStatus`] (0 = OK). On failure it
 //!   writes a NUL-terminated message into `err_buf` (at most `err_len` bytes, truncated; pass
 //!   `NULL`/0 to skip). Values are returned through out-pointers.
-//! - Strings in are NUL-terminated UTF-8. Strings out (`_plan_json`, `_status_json`) are owned by
-//!   the caller and freed with [`circumflex_string_free`].
+//! - Strings in are NUL-terminated UTF-8. Strings out (`_plan_json`, `_status_json`,
+//!   `_status_html`, `_drain_logs`) are owned by the caller and freed with [`circumflex_string_free`].
+//!   A NUL inside such a text becomes U+FFFD, so the C string is never cut short (job names with
+//!   control characters are refused at submission; this is the last line of defence).
+//! - Process-wide calls: [`circumflex_init`] (panic hook and log level; optional, as the JNI
+//!   `nativeInit`), [`circumflex_version`], [`circumflex_drain_logs`], [`circumflex_counter_name`].
 //! - Panics never cross the boundary: they become `CIRCUMFLEX_INTERNAL` with the panic message.
 //! - Codes: phase 0 = map, 1 = reduce; locality 0 = node, 1 = rack, 2 = any; times in ms.
 
@@ -18,7 +22,9 @@ use std::collections::BTreeMap;
 use std::ffi::{c_char, CStr, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use super::{close_handle, create_handle, ops, panic_message, with_handle, EngineHandle, FfiError, CHOICE_STRIDE};
+use super::{
+    close_handle, create_handle, ops, panic_message, with_handle, EngineHandle, FfiError, CHOICE_STRIDE, COUNTER_NAMES,
+};
 
 /// Opaque engine type for C.
 pub struct CircumflexEngine {
@@ -353,8 +359,13 @@ pub unsafe extern "C" fn circumflex_node_update(
     })
 }
 
-fn json_out(out_json: *mut *mut c_char, json: String) -> Result<(), FfiError> {
-    let c = CString::new(json).map_err(|e| FfiError::Internal(format!("JSON contains NUL: {e}")))?;
+/// Hands `text` to the caller as an owned C string (freed with [`circumflex_string_free`]).
+fn string_out(out_json: *mut *mut c_char, text: String) -> Result<(), FfiError> {
+    if out_json.is_null() {
+        return Err(FfiError::Argument("out pointer is NULL".to_string()));
+    }
+    let text = if text.contains('\0') { text.replace('\0', "\u{fffd}") } else { text };
+    let c = CString::new(text).map_err(|e| FfiError::Internal(format!("text contains NUL: {e}")))?;
     put(out_json, c.into_raw())
 }
 
@@ -369,7 +380,7 @@ pub unsafe extern "C" fn circumflex_plan_json(
     err_buf: *mut c_char,
     err_len: usize,
 ) -> CircumflexStatus {
-    guard(err_buf, err_len, || json_out(out_json, on_engine(engine, ops::plan_json)?))
+    guard(err_buf, err_len, || string_out(out_json, on_engine(engine, ops::plan_json)?))
 }
 
 /// Writes the engine status as JSON to `*out_json` (free with [`circumflex_string_free`]).
@@ -384,17 +395,170 @@ pub unsafe extern "C" fn circumflex_status_json(
     err_buf: *mut c_char,
     err_len: usize,
 ) -> CircumflexStatus {
-    guard(err_buf, err_len, || json_out(out_json, on_engine(engine, |h| ops::status_json(h, now))?))
+    guard(err_buf, err_len, || string_out(out_json, on_engine(engine, |h| ops::status_json(h, now))?))
 }
 
 /// Frees a string returned by this library. NULL is a no-op.
 ///
 /// # Safety
-/// `s` must come from `_plan_json` / `_status_json` and not be freed twice.
+/// `s` must come from `_plan_json`, `_status_json`, `_status_html` or `_drain_logs` and not be
+/// freed twice.
 #[no_mangle]
 pub unsafe extern "C" fn circumflex_string_free(s: *mut c_char) {
     if !s.is_null() {
-        // SAFETY: `s` came from CString::into_raw in json_out.
+        // SAFETY: `s` came from CString::into_raw in string_out.
         drop(unsafe { CString::from_raw(s) });
+    }
+}
+
+// ----- observability, refresh and pools: the same ops as the JNI exports ----------------------
+
+/// Number of values [`circumflex_counters`] writes (`ffi::COUNTER_NAMES`).
+pub const CIRCUMFLEX_COUNTER_COUNT: usize = 9;
+
+const _: () = assert!(CIRCUMFLEX_COUNTER_COUNT == COUNTER_NAMES.len());
+
+/// Installs the panic hook and the native log buffer with `log_level` (`env_logger` directives such
+/// as `"info"` or `"info,circumflex::ffi=debug"`; NULL or empty = `"warn"`). Optional: without it
+/// no native log record is kept. A later call changes the level. A level that does not parse is
+/// `CIRCUMFLEX_CONFIG` naming it, and the previous level stays.
+///
+/// # Safety
+/// `log_level` NUL-terminated or NULL; `err_buf` as for [`circumflex_engine_new`].
+#[no_mangle]
+pub unsafe extern "C" fn circumflex_init(
+    log_level: *const c_char,
+    err_buf: *mut c_char,
+    err_len: usize,
+) -> CircumflexStatus {
+    guard(err_buf, err_len, || {
+        let level = if log_level.is_null() { "" } else { c_str("log_level", log_level)? };
+        super::init(level).map(|_| ())
+    })
+}
+
+/// The library version, a static NUL-terminated string (do not free).
+#[no_mangle]
+pub extern "C" fn circumflex_version() -> *const c_char {
+    static VERSION_C: std::sync::OnceLock<CString> = std::sync::OnceLock::new();
+    VERSION_C.get_or_init(|| CString::new(super::VERSION).unwrap_or_default()).as_ptr()
+}
+
+/// Replaces the engine's policy and parameters (operator refresh) from a JSON object of every
+/// `circumflex.*` key, and re-plans at `now`. A configuration that does not parse, names an unknown
+/// policy or changes `circumflex.pool.mode` is `CIRCUMFLEX_CONFIG` with the key, value and what is
+/// allowed in `err_buf`; the running policy then stays.
+///
+/// # Safety
+/// `config_json` NUL-terminated; `err_buf` as for [`circumflex_engine_new`].
+#[no_mangle]
+pub unsafe extern "C" fn circumflex_reconfigure(
+    engine: *mut CircumflexEngine,
+    config_json: *const c_char,
+    now: i64,
+    err_buf: *mut c_char,
+    err_len: usize,
+) -> CircumflexStatus {
+    guard(err_buf, err_len, || {
+        let json = c_str("config_json", config_json)?;
+        on_engine(engine, |h| ops::reconfigure(h, json, now))
+    })
+}
+
+/// Writes the engine's counters into `out` (at most `out_len`, in the order of
+/// [`circumflex_counter_name`]: plans, last and total plan ns, node updates, admitted, rejected,
+/// finished, deadline misses, active jobs) and how many it wrote into `out_written`.
+///
+/// # Safety
+/// `out` must have `out_len` writable `int64_t`s; `out_written` writable.
+#[no_mangle]
+pub unsafe extern "C" fn circumflex_counters(
+    engine: *mut CircumflexEngine,
+    out: *mut i64,
+    out_len: usize,
+    out_written: *mut usize,
+    err_buf: *mut c_char,
+    err_len: usize,
+) -> CircumflexStatus {
+    guard(err_buf, err_len, || {
+        if out.is_null() {
+            return Err(FfiError::Argument("out is NULL".to_string()));
+        }
+        // SAFETY: non-null, and the caller promises out_len writable int64s.
+        let slice = unsafe { std::slice::from_raw_parts_mut(out, out_len) };
+        put(out_written, on_engine(engine, |h| ops::counters(h, slice))?)
+    })
+}
+
+/// The name of counter `index` (`"plans"`, ..., `"active_jobs"`), a static NUL-terminated string;
+/// NULL when `index >= CIRCUMFLEX_COUNTER_COUNT`.
+#[no_mangle]
+pub extern "C" fn circumflex_counter_name(index: usize) -> *const c_char {
+    static NAMES: std::sync::OnceLock<Vec<CString>> = std::sync::OnceLock::new();
+    let names = NAMES.get_or_init(|| COUNTER_NAMES.iter().filter_map(|n| CString::new(*n).ok()).collect());
+    names.get(index).map_or(std::ptr::null(), |n| n.as_ptr())
+}
+
+/// Writes the status as an HTML fragment (the daemons' scheduler page; every job-supplied text
+/// escaped) to `*out_html` (free with [`circumflex_string_free`]).
+///
+/// # Safety
+/// `out_html` writable; `err_buf` as for [`circumflex_engine_new`].
+#[no_mangle]
+pub unsafe extern "C" fn circumflex_status_html(
+    engine: *mut CircumflexEngine,
+    now: i64,
+    out_html: *mut *mut c_char,
+    err_buf: *mut c_char,
+    err_len: usize,
+) -> CircumflexStatus {
+    guard(err_buf, err_len, || string_out(out_html, on_engine(engine, |h| ops::status_html(h, now))?))
+}
+
+/// Takes every buffered native log record (kept once [`circumflex_init`] ran) into `*out_text`:
+/// `LEVEL` 0x1F `target` 0x1F `message` 0x1E per record, oldest first; empty when there is nothing.
+/// Free it with [`circumflex_string_free`].
+///
+/// # Safety
+/// `out_text` writable; `err_buf` as for [`circumflex_engine_new`].
+#[no_mangle]
+pub unsafe extern "C" fn circumflex_drain_logs(
+    out_text: *mut *mut c_char,
+    err_buf: *mut c_char,
+    err_len: usize,
+) -> CircumflexStatus {
+    guard(err_buf, err_len, || string_out(out_text, super::drain_logs()))
+}
+
+/// Puts a node in or out of the accelerated pool (hardware affinity; the YARN shim's node labels).
+///
+/// # Safety
+/// `err_buf` as for [`circumflex_engine_new`].
+#[no_mangle]
+pub unsafe extern "C" fn circumflex_set_node_accelerated(
+    engine: *mut CircumflexEngine,
+    node: i32,
+    accelerated: bool,
+    err_buf: *mut c_char,
+    err_len: usize,
+) -> CircumflexStatus {
+    guard(err_buf, err_len, || on_engine(engine, |h| ops::set_node_accelerated(h, node, accelerated)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strings_out_replace_nul_and_refuse_a_null_out_pointer() {
+        let mut out: *mut c_char = std::ptr::null_mut();
+        string_out(&mut out, "a\0b".to_string()).unwrap();
+        // SAFETY: string_out wrote a CString it allocated.
+        let text = unsafe { CStr::from_ptr(out) }.to_str().unwrap().to_string();
+        // SAFETY: out came from string_out and is freed once.
+        unsafe { circumflex_string_free(out) };
+        assert_eq!(text, "a\u{fffd}b");
+        let err = string_out(std::ptr::null_mut(), "x".to_string()).unwrap_err();
+        assert_eq!(err.kind(), super::super::ErrorKind::Argument);
     }
 }

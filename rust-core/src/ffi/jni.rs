@@ -96,11 +96,8 @@ pub extern "system" fn Java_io_circumflex_nativeapi_NativeEngine_nativeInit<'loc
     log_level: JString<'local>,
 ) -> JString<'local> {
     env.with_env(|env| -> Result<JString<'local>, FfiError> {
-        install_panic_hook();
         let level = if log_level.is_null() { String::new() } else { log_level.try_to_string(env)? };
-        // A second init (or a host that installed its own logger) keeps the first logger.
-        let _first = super::logbuf::install(&level)?;
-        Ok(env.new_string(super::VERSION)?)
+        Ok(env.new_string(super::init(&level)?)?)
     })
     .resolve::<ThrowCircumflex>()
 }
@@ -435,11 +432,8 @@ pub extern "system" fn Java_io_circumflex_nativeapi_NativeEngine_nativeDrainLogs
     mut env: EnvUnowned<'local>,
     _class: JClass<'local>,
 ) -> JString<'local> {
-    env.with_env(|env| -> Result<JString<'local>, FfiError> {
-        let encoded = super::logbuf::encode(&super::logbuf::drain());
-        Ok(env.new_string(encoded)?)
-    })
-    .resolve::<ThrowCircumflex>()
+    env.with_env(|env| -> Result<JString<'local>, FfiError> { Ok(env.new_string(super::drain_logs())?) })
+        .resolve::<ThrowCircumflex>()
 }
 
 /// `static native String nativeStatusHtml(long handle, long now)`: the status as an HTML fragment

@@ -279,6 +279,25 @@ pub fn parse_string_map(json: &str, what: &'static str) -> Result<BTreeMap<Strin
     serde_json::from_str(json).map_err(|e| Error::Json { what, message: e.to_string() }.into())
 }
 
+// ----- process-wide calls shared by both boundaries -------------------------------------------
+
+/// Process set-up for a host (JNI `nativeInit`, C `circumflex_init`): installs the panic hook and the
+/// native log buffer with `log_level` (`env_logger` directives; empty = `warn`) and returns the
+/// library version. A later call only changes the level. A level that does not parse is an
+/// [`Error::InvalidConfig`] naming it, and the previous level stays.
+pub fn init(log_level: &str) -> Result<&'static str, FfiError> {
+    install_panic_hook();
+    // A second init (or a host that installed its own logger first) keeps the first logger.
+    let _first = logbuf::install(log_level)?;
+    Ok(VERSION)
+}
+
+/// Takes every buffered native log record, encoded for the host by [`logbuf::encode`]
+/// (`LEVEL US target US message RS` per record). Empty when there is nothing to report.
+pub fn drain_logs() -> String {
+    logbuf::encode(&logbuf::drain())
+}
+
 // ----- panics --------------------------------------------------------------------------------
 
 thread_local! {

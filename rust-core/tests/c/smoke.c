@@ -84,6 +84,87 @@ int main(void) {
   CHECK(circumflex_remove_node(e, node2, 7200, err, sizeof err) == CIRCUMFLEX_UNKNOWN_ID,
         "a removed node is CIRCUMFLEX_UNKNOWN_ID");
 
+  /* ----- the calls the JNI layer has too: refresh, counters, page, logs, accelerated pool ----- */
+  CHECK(circumflex_version() != NULL && strlen(circumflex_version()) > 0, "the version is a string");
+  CHECK(circumflex_init("info,=,,bogus=notalevel", err, sizeof err) == CIRCUMFLEX_CONFIG &&
+            strstr(err, "notalevel"),
+        "a bad log level is CIRCUMFLEX_CONFIG naming it");
+  CHECK(circumflex_init("info", err, sizeof err) == CIRCUMFLEX_OK, "the log buffer is installed at info");
+  char *logs = NULL;
+  CHECK(circumflex_drain_logs(&logs, err, sizeof err) == CIRCUMFLEX_OK && logs != NULL, "logs drain");
+  circumflex_string_free(logs);
+
+  const char *fair = "{\"circumflex.policy\":\"fair\",\"circumflex.locality.node.delay\":\"0\","
+                     "\"circumflex.locality.rack.delay\":\"0\"}";
+  CHECK(circumflex_reconfigure(e, fair, 7300, err, sizeof err) == CIRCUMFLEX_OK, "a refresh to fair applies");
+  CHECK(circumflex_reconfigure(e, "{\"circumflex.policy\":\"lottery\"}", 7400, err, sizeof err) ==
+            CIRCUMFLEX_CONFIG && strstr(err, "circumflex.policy") && strstr(err, "lottery"),
+        "a refresh to an unknown policy is CIRCUMFLEX_CONFIG naming key and value");
+  CHECK(circumflex_reconfigure(e, "{\"circumflex.policy\":\"fifo\",\"circumflex.pool.mode\":\"split\"}", 7410, err,
+                               sizeof err) == CIRCUMFLEX_CONFIG && strstr(err, "circumflex.pool.mode"),
+        "a refresh may not change the pool mode");
+  CHECK(circumflex_reconfigure(e, "{not json", 7420, err, sizeof err) == CIRCUMFLEX_CONFIG,
+        "a refresh that does not parse is CIRCUMFLEX_CONFIG");
+  CHECK(circumflex_reconfigure(e, NULL, 7430, err, sizeof err) == CIRCUMFLEX_ARGUMENT && strstr(err, "config_json"),
+        "a NULL refresh is CIRCUMFLEX_ARGUMENT naming the argument");
+  CHECK(circumflex_status_json(e, 7500, &json, err, sizeof err) == CIRCUMFLEX_OK &&
+            strstr(json, "\"policy\":\"fair\""),
+        "every refused refresh kept the running policy (fair)");
+  circumflex_string_free(json);
+  CHECK(circumflex_drain_logs(&logs, err, sizeof err) == CIRCUMFLEX_OK &&
+            strstr(logs, "INFO\x1f" "circumflex::ffi::ops\x1frefreshed: policy fifo -> fair") &&
+            strstr(logs, "WARN\x1f" "circumflex::ffi::ops\x1frefresh rejected"),
+        "the refresh and the refusal are in the native log, with level and target");
+  circumflex_string_free(logs);
+  CHECK(circumflex_drain_logs(&logs, err, sizeof err) == CIRCUMFLEX_OK && logs[0] == '\0',
+        "a drain empties the log buffer");
+  circumflex_string_free(logs);
+  CHECK(circumflex_drain_logs(NULL, err, sizeof err) == CIRCUMFLEX_ARGUMENT, "draining into NULL is refused");
+
+  int64_t counters[CIRCUMFLEX_COUNTER_COUNT + 2];
+  for (size_t i = 0; i < sizeof counters / sizeof counters[0]; i++) counters[i] = -1;
+  CHECK(circumflex_counters(e, counters, sizeof counters / sizeof counters[0], &written, err, sizeof err) ==
+            CIRCUMFLEX_OK && written == CIRCUMFLEX_COUNTER_COUNT && counters[CIRCUMFLEX_COUNTER_COUNT] == -1,
+        "every counter is written, nothing past them");
+  CHECK(strcmp(circumflex_counter_name(0), "plans") == 0 && strcmp(circumflex_counter_name(4), "admitted") == 0 &&
+            circumflex_counter_name(CIRCUMFLEX_COUNTER_COUNT) == NULL,
+        "counter names by index, NULL past the end");
+  CHECK(counters[0] > 0 && counters[3] == 1 && counters[4] == 2 && counters[5] == 0 && counters[6] == 1 &&
+            counters[8] == 1,
+        "plans, node updates, admitted, rejected, finished and active jobs are counted");
+  CHECK(circumflex_counters(e, counters, 2, &written, err, sizeof err) == CIRCUMFLEX_OK && written == 2,
+        "a short counter buffer gets what fits");
+  CHECK(circumflex_counters(e, NULL, 4, &written, err, sizeof err) == CIRCUMFLEX_ARGUMENT,
+        "a NULL counter buffer is CIRCUMFLEX_ARGUMENT");
+
+  int32_t shown = -1;
+  CHECK(circumflex_submit_job(e, "{\"mapreduce.job.maps\":\"1\",\"mapreduce.job.name\":\"<b>x</b> & y\"}", 7600,
+                              &shown, err, sizeof err) == CIRCUMFLEX_OK,
+        "a job with markup in its name is submitted");
+  CHECK(circumflex_submit_job(e, "{\"mapreduce.job.maps\":\"1\",\"mapreduce.job.name\":\"nul\\u0000here\"}", 7610,
+                              &shown, err, sizeof err) == CIRCUMFLEX_INVALID_JOB && strstr(err, "control characters"),
+        "a NUL in a job name is CIRCUMFLEX_INVALID_JOB, so it never reaches the page");
+  char *html = NULL;
+  CHECK(circumflex_status_html(e, 7700, &html, err, sizeof err) == CIRCUMFLEX_OK &&
+            strstr(html, "id=\"circumflex-summary\"") && strstr(html, "<td>fair</td>") &&
+            strstr(html, "id=\"circumflex-datasets\""),
+        "the page shows the summary with the policy, through the last table");
+  CHECK(strstr(html, "&lt;b&gt;x&lt;/b&gt; &amp; y") && !strstr(html, "<b>x</b>"), "job names are escaped");
+  circumflex_string_free(html);
+  CHECK(circumflex_status_html(e, 7700, NULL, err, sizeof err) == CIRCUMFLEX_ARGUMENT,
+        "a NULL page pointer is CIRCUMFLEX_ARGUMENT");
+
+  CHECK(circumflex_set_node_accelerated(e, node, true, err, sizeof err) == CIRCUMFLEX_OK,
+        "a node joins the accelerated pool");
+  CHECK(circumflex_status_json(e, 7800, &json, err, sizeof err) == CIRCUMFLEX_OK &&
+            strstr(json, "\"accelerated\":true"),
+        "the status shows the node accelerated");
+  circumflex_string_free(json);
+  CHECK(circumflex_set_node_accelerated(e, 77, true, err, sizeof err) == CIRCUMFLEX_UNKNOWN_ID,
+        "an unknown node is CIRCUMFLEX_UNKNOWN_ID");
+  CHECK(circumflex_set_node_accelerated(e, -1, false, err, sizeof err) == CIRCUMFLEX_ARGUMENT && strstr(err, "node"),
+        "a negative node id is CIRCUMFLEX_ARGUMENT");
+
   char tiny[8];
   circumflex_task_started(e, 99, 0, node, 0, 3, tiny, sizeof tiny);
   CHECK(strlen(tiny) == sizeof tiny - 1, "messages are truncated to the buffer, NUL-terminated");
@@ -92,6 +173,11 @@ int main(void) {
   CHECK(circumflex_engine_free(e) == CIRCUMFLEX_UNKNOWN_ID, "a second free is refused, not a double free");
   CHECK(circumflex_tick(e, 1, &planned, err, sizeof err) == CIRCUMFLEX_UNKNOWN_ID,
         "a freed engine is CIRCUMFLEX_UNKNOWN_ID");
+  CHECK(circumflex_reconfigure(e, fair, 8000, err, sizeof err) == CIRCUMFLEX_UNKNOWN_ID &&
+            circumflex_counters(e, counters, 4, &written, err, sizeof err) == CIRCUMFLEX_UNKNOWN_ID &&
+            circumflex_status_html(e, 8000, &html, err, sizeof err) == CIRCUMFLEX_UNKNOWN_ID &&
+            circumflex_set_node_accelerated(e, node, false, err, sizeof err) == CIRCUMFLEX_UNKNOWN_ID,
+        "refresh, counters, page and pools on a freed engine are CIRCUMFLEX_UNKNOWN_ID");
   CHECK(circumflex_engine_free(NULL) == CIRCUMFLEX_OK, "freeing NULL is a no-op");
 
   printf("%d passed, 0 failed\n", checks);

@@ -15,7 +15,8 @@ import org.apache.hadoop.metrics2.lib.DefaultMetricsSystem;
 
 /**
  * Observability plumbing of the MRv1 shim: the metrics2 source ({@code CircumflexScheduler}, in JMX
- * as {@code hadoop:service=JobTracker,name=CircumflexScheduler} when the JobTracker initialised metrics2)
+ * as {@code Hadoop:service=JobTracker,name=CircumflexScheduler} once the JobTracker's metrics2 system has
+ * started, which in Hadoop 1.2.1 needs a {@code hadoop-metrics2.properties}; see SchedulerWebIT)
  * and the native log forwarded to commons-logging (log4j in the JobTracker).
  *
  * <p>Hadoop 1.2.1's metrics system cannot unregister a source, so the source is registered once per

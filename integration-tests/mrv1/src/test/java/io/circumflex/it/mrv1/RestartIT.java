@@ -7,6 +7,8 @@ import static org.junit.Assert.assertTrue;
 
 import java.util.HashMap;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.apache.hadoop.mapred.JobID;
 import org.apache.hadoop.mapred.JobInProgress;
 import org.apache.hadoop.mapred.JobStatus;
@@ -45,6 +47,7 @@ public class RestartIT {
       assertTrue("maps run before the restart: " + before.runningMaps(), before.runningMaps() >= 2);
       System.out.println("restart: stopping the JobTracker with " + before.runningMaps() + " maps running, "
           + before.finishedMaps() + " finished");
+      long submittedBefore = before.getStartTime();
       long stopAt = System.currentTimeMillis();
       cluster.restartJobTrackerWithRecovery();
       System.out.println("restart: new JobTracker up after " + (System.currentTimeMillis() - stopAt) + " ms");
@@ -77,6 +80,24 @@ public class RestartIT {
       System.out.println("restart: job succeeded " + succeededAfter + " ms after the restart began; engine status "
           + after);
       assertTrue("the new engine ended the recovered job: " + after, after.contains("\"status\":\"finished\""));
+      // What Hadoop 1.2.1 recovers (docs/mrv1.md, "JobTracker restart"): the job is re-submitted from
+      // the system directory and every task runs again (the trackers are re-initialised, their tasks
+      // killed), so no task start time predates the restart and none needs carrying over. The
+      // re-submitted JobInProgress starts its clock at recovery; the scheduler gives the engine the
+      // original submission instead (the job.xml's write time), so deadlines do not move by the downtime.
+      Mrv1Cluster.JobTimes times = cluster.times(id);
+      Matcher submit = Pattern.compile("\"external_id\":\"" + id + "\".*?\"submit_ms\":(\\d+)").matcher(after);
+      assertTrue("the engine lists the job's submission: " + after, submit.find());
+      long engineSubmit = Long.parseLong(submit.group(1));
+      System.out.println("restart: original submission " + submittedBefore + ", recovered job's start time "
+          + recovered.getStartTime() + ", engine's submission " + engineSubmit + ", first map start "
+          + times.firstMapStart + " (restart began " + stopAt + ")");
+      assertTrue("every map of the recovered job ran again after the restart: " + times,
+          times.firstMapStart >= stopAt);
+      assertTrue("the recovered JobInProgress's start time is the recovery's: " + recovered.getStartTime(),
+          recovered.getStartTime() >= stopAt);
+      assertTrue("the engine counts from the original submission (" + submittedBefore + "), not the recovery: "
+          + engineSubmit, engineSubmit <= submittedBefore && engineSubmit > submittedBefore - 10000);
       assertFalse("no job is left active in the engine: " + after, after.contains("\"status\":\"active\""));
     } finally {
       cluster.close();

@@ -256,7 +256,45 @@ public class CircumflexTaskScheduler extends TaskScheduler {
 
   @Override
   public synchronized void checkJobSubmission(JobInProgress job) throws IOException {
-    track(job, System.currentTimeMillis());
+    track(job, submissionTime(job, System.currentTimeMillis()));
+  }
+
+  /**
+   * When {@code job} was submitted, for the engine (its relative deadlines and waiting times count
+   * from it). Normally {@code usual} (now at the submission check, the job's start time when it
+   * arrives through {@code jobAdded}). A job the JobTracker recovered after a restart is a new
+   * {@code JobInProgress} whose start time is the recovery's, so the downtime would push its deadline
+   * back; its submission is the modification time of the {@code job.xml} that the client wrote into
+   * the job's submit directory just before submitting (Hadoop keeps that directory for recovery). If
+   * that file cannot be read, {@code usual}.
+   */
+  private long submissionTime(JobInProgress job, long usual) {
+    if (!isRecovered(job) || job.jobFile == null) {
+      return usual;
+    }
+    try {
+      org.apache.hadoop.fs.Path file = new org.apache.hadoop.fs.Path(job.jobFile);
+      long written = file.getFileSystem(job.getJobConf()).getFileStatus(file).getModificationTime();
+      return written > 0 && written < usual ? written : usual;
+    } catch (IOException | RuntimeException e) {
+      LOG.warn("Circumflex: no original submission time for recovered job " + job.getJobID() + " ("
+          + e.getMessage() + "); counting from its recovery");
+      return usual;
+    }
+  }
+
+  /**
+   * Whether this JobTracker recovered {@code job} rather than accepted it: job ids carry the
+   * identifier of the JobTracker that issued them, and a recovered job keeps its old one. (Hadoop
+   * 1.2.1's {@code JobInProgress.hasRestarted()} cannot tell: {@code submitJob} always passes a
+   * restart count of 0.)
+   */
+  private boolean isRecovered(JobInProgress job) {
+    if (!(taskTrackerManager instanceof JobTracker)) {
+      return false;
+    }
+    String issuer = ((JobTracker) taskTrackerManager).getTrackerIdentifier();
+    return issuer != null && !issuer.equals(job.getJobID().getJtIdentifier());
   }
 
   /**
@@ -269,7 +307,7 @@ public class CircumflexTaskScheduler extends TaskScheduler {
     if (tracked != null) {
       return tracked;
     }
-    tracked = new TrackedJob(job);
+    tracked = new TrackedJob(job, now);
     NativeEngine e = engine;
     if (e != null) {
       try {
@@ -656,8 +694,7 @@ public class CircumflexTaskScheduler extends TaskScheduler {
         if (job.finished) {
           continue;
         }
-        long submitted = job.jip.getStartTime() > 0 ? Math.min(job.jip.getStartTime(), now) : now;
-        jobIds.put(job, candidate.submitJob(jobKeys(job.jip), submitted));
+        jobIds.put(job, candidate.submitJob(jobKeys(job.jip), Math.min(job.submittedAt, now)));
       }
       for (Launched l : launched.values()) {
         Integer j = jobIds.get(l.job);
@@ -819,7 +856,7 @@ public class CircumflexTaskScheduler extends TaskScheduler {
     @Override
     public void jobAdded(JobInProgress job) throws IOException {
       synchronized (CircumflexTaskScheduler.this) {
-        track(job, job.getStartTime() > 0 ? job.getStartTime() : System.currentTimeMillis());
+        track(job, submissionTime(job, job.getStartTime() > 0 ? job.getStartTime() : System.currentTimeMillis()));
       }
     }
 
@@ -848,6 +885,8 @@ public class CircumflexTaskScheduler extends TaskScheduler {
   /** A job as the scheduler tracks it. */
   static final class TrackedJob {
     final JobInProgress jip;
+    /** Submission time as told to the engine ({@link #submissionTime}); a refresh replays it. */
+    final long submittedAt;
     /** Engine id, or -1 when the engine has not seen the job (fallback). */
     int engineId = -1;
     int sentPendingMap = -1;
@@ -855,8 +894,9 @@ public class CircumflexTaskScheduler extends TaskScheduler {
     Boolean sentReady;
     boolean finished;
 
-    TrackedJob(JobInProgress jip) {
+    TrackedJob(JobInProgress jip, long submittedAt) {
       this.jip = jip;
+      this.submittedAt = submittedAt;
     }
   }
 
