@@ -37,6 +37,8 @@ public class SlsSmokeTest {
     assertTrue("all applications finish; " + o.remaining + " left after " + o.wallMs + " ms", o.finished);
     double[] nodeUpdate = o.timers.get("handle.NODE_UPDATE");
     assertTrue("SLS timed NODE_UPDATE events", nodeUpdate != null && nodeUpdate[0] > 0);
+    double[] own = o.timers.get("own.NODE_UPDATE");
+    assertEquals("the harness's heartbeat timer saw every NODE_UPDATE SLS timed", nodeUpdate[0], own[0], 0.0);
     double[] allocate = o.timers.get("allocate");
     assertTrue("SLS timed allocate calls", allocate != null && allocate[0] > 0);
 
