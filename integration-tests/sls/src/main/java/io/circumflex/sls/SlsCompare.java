@@ -23,8 +23,8 @@ import java.util.Locale;
  * {@code --work DIR} (SLS's raw outputs and logs; default a build directory), {@code --schedulers}
  * (comma-separated; default {@code circumflex:fifo,circumflex:fair,circumflex:flex,fair,capacity}),
  * {@code --timeout-s N} per run, {@code --command TEXT} (recorded in {@code COMMAND}), {@code --jfr true}
- * (profile each run with Java Flight Recorder and write {@code profile.txt}, the top frames under the
- * NODE_UPDATE handling, {@link JfrTop}), and every
+ * (profile each run with Java Flight Recorder and write {@code profile-<scheduler>.txt} beside the report,
+ * the top frames under the NODE_UPDATE handling, {@link JfrTop}), and every
  * {@link SlsInput.Params} option. The child JVMs get the options in system property
  * {@code circumflex.sls.jvmargs} (space-separated) and this JVM's class path.
  */
@@ -89,11 +89,11 @@ public final class SlsCompare {
         Files.copy(sampled, keep.resolve("sampler.handle.NODE_UPDATE.timecost.csv"), StandardCopyOption.REPLACE_EXISTING);
       }
       if (recording != null && Files.exists(recording)) {
-        try (PrintStream profile = new PrintStream(Files.newOutputStream(keep.resolve("profile.txt")), true,
-            StandardCharsets.UTF_8)) {
+        Path summary = out.resolve("profile-" + dirName(scheduler) + ".txt");
+        try (PrintStream profile = new PrintStream(Files.newOutputStream(summary), true, StandardCharsets.UTF_8)) {
           JfrTop.summarize(recording, PROFILE_ROOT, 40, profile);
         }
-        System.out.println("  profile: " + keep.resolve("profile.txt"));
+        System.out.println("  profile: " + summary);
       }
     }
     Files.write(out.resolve("COMMAND"), (command.isEmpty() ? "make sls" : command).concat("\n")

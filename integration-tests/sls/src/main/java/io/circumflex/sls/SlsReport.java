@@ -73,23 +73,48 @@ final class SlsReport {
           num(r.timer(BUSY, "p99_us")), count(r.timer(IDLE, "count")), num(r.timer(IDLE, "mean_us")),
           num(r.timer(IDLE, "p50_us")), num(r.timer(ALL, "mean_us"))));
     }
+    md.append("\nNODE_UPDATE time per container placed (the sum of all heartbeats' time over the containers the "
+        + "scheduler allocated in the run, AMs included): a scheduler that places one container per heartbeat and "
+        + "one that fills the node are compared per unit of work.\n\n");
+    md.append("| scheduler | containers | NODE_UPDATE time (s) | us per container |\n|---|---:|---:|---:|\n");
+    for (Result r : results) {
+      md.append(String.format(Locale.ROOT, "| %s | %s | %s | %s |%n", r.scheduler, count(containers(r)),
+          num(totalUs(r) / 1e6), num(perContainerUs(r))));
+    }
     md.append("\nRatios of the means (target for the headline: at most 0.5):\n\n");
     md.append("| Circumflex policy | busy / Fair | busy / Capacity | idle / Fair | idle / Capacity "
-        + "| all / Fair | all / Capacity |\n");
-    md.append("|---|---:|---:|---:|---:|---:|---:|\n");
+        + "| all / Fair | all / Capacity | per container / Fair | per container / Capacity |\n");
+    md.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     for (Result r : results) {
       if (!r.scheduler.startsWith("circumflex:")) {
         continue;
       }
-      md.append(String.format(Locale.ROOT, "| %s | %s | %s | %s | %s | %s | %s |%n", r.scheduler,
+      md.append(String.format(Locale.ROOT, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |%n", r.scheduler,
           ratio(meanRatio(r, fair, BUSY)), ratio(meanRatio(r, cap, BUSY)), ratio(meanRatio(r, fair, IDLE)),
-          ratio(meanRatio(r, cap, IDLE)), ratio(meanRatio(r, fair, ALL)), ratio(meanRatio(r, cap, ALL))));
+          ratio(meanRatio(r, cap, IDLE)), ratio(meanRatio(r, fair, ALL)), ratio(meanRatio(r, cap, ALL)),
+          ratio(fair == null ? Double.NaN : perContainerUs(r) / perContainerUs(fair)),
+          ratio(cap == null ? Double.NaN : perContainerUs(r) / perContainerUs(cap))));
     }
   }
 
   static final String ALL = "own.NODE_UPDATE";
   static final String BUSY = "own.NODE_UPDATE.busy";
   static final String IDLE = "own.NODE_UPDATE.idle";
+
+  private static double containers(Result r) {
+    return r.summary == null || !r.summary.has("containers_allocated") ? Double.NaN
+        : r.summary.path("containers_allocated").asDouble();
+  }
+
+  /** The sum of every heartbeat's handling time over the run (harness timer), microseconds. */
+  private static double totalUs(Result r) {
+    return r.timer(ALL, "mean_us") * r.timer(ALL, "count");
+  }
+
+  private static double perContainerUs(Result r) {
+    double n = containers(r);
+    return n > 0 ? totalUs(r) / n : Double.NaN;
+  }
 
   private static double meanRatio(Result mine, Result other, String timer) {
     return other == null ? Double.NaN : mine.timer(timer, "mean_us") / other.timer(timer, "mean_us");
@@ -182,7 +207,9 @@ final class SlsReport {
     }
     md.append("\n![Job runtimes](job-runtimes.svg)\n\n");
     md.append("Raw per-scheduler files beside this report: `summary.json` (timers), `jobruntime.csv` (SLS), "
-        + "`sampler.handle.NODE_UPDATE.timecost.csv` (SLS's once-a-second samples of the NODE_UPDATE timer's mean, ns).\n");
+        + "`sampler.handle.NODE_UPDATE.timecost.csv` (SLS's once-a-second samples of the NODE_UPDATE timer's mean, ns); "
+        + "with `--jfr true`, `profile-<scheduler>.txt` beside this report (JFR top frames under the NODE_UPDATE "
+        + "handling).\n");
     Files.write(out.resolve("report.md"), md.toString().getBytes(StandardCharsets.UTF_8));
     Files.write(out.resolve("node-update.svg"), nodeUpdateSvg(results).getBytes(StandardCharsets.UTF_8));
     Files.write(out.resolve("job-runtimes.svg"), runtimeCdfSvg(results).getBytes(StandardCharsets.UTF_8));

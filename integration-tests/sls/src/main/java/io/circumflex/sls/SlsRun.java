@@ -47,6 +47,8 @@ public final class SlsRun {
     int apps;
     int remaining;
     long wallMs;
+    /** Containers the scheduler allocated over the run (AMs and tasks; the root queue's aggregate). */
+    long containers;
     String fallback;
     Map<String, double[]> timers;
   }
@@ -93,6 +95,7 @@ public final class SlsRun {
     ResourceScheduler rs = resourceManager(sls).getResourceScheduler();
     SchedulerMetrics metrics = ((SchedulerWrapper) rs).getSchedulerMetrics();
     o.timers = SlsMetricsAccess.timers(metrics);
+    o.containers = rs.getRootQueueMetrics() == null ? 0 : rs.getRootQueueMetrics().getAggregateAllocatedContainers();
     if (rs instanceof HeartbeatCost.Source) {
       o.timers.putAll(((HeartbeatCost.Source) rs).heartbeatCost().stats());
     }
@@ -118,6 +121,7 @@ public final class SlsRun {
     b.append("  \"apps\": ").append(o.apps).append(",\n");
     b.append("  \"remaining\": ").append(o.remaining).append(",\n");
     b.append("  \"wall_ms\": ").append(o.wallMs).append(",\n");
+    b.append("  \"containers_allocated\": ").append(o.containers).append(",\n");
     b.append("  \"fallback\": ").append(o.fallback == null ? "null" : "\"" + o.fallback.replace("\"", "'") + "\"")
         .append(",\n");
     b.append("  \"timers\": {");
