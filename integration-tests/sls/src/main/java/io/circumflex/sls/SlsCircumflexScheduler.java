@@ -33,12 +33,13 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The scheduler has one queue, {@code default}: every queue a trace names maps to it.
  */
-public class SlsCircumflexScheduler extends CircumflexScheduler implements SchedulerWrapper {
+public class SlsCircumflexScheduler extends CircumflexScheduler implements SchedulerWrapper, HeartbeatCost.Source {
   private static final Logger LOG = LoggerFactory.getLogger(SlsCircumflexScheduler.class);
   private static final String QUEUE = "default";
 
   private final SLSSchedulerCommons commons = new SLSSchedulerCommons(this);
   private volatile SLSRunner runner;
+  private final HeartbeatCost heartbeats = new HeartbeatCost();
 
   @Override
   public void setConf(Configuration configuration) {
@@ -65,6 +66,7 @@ public class SlsCircumflexScheduler extends CircumflexScheduler implements Sched
   @Override
   public void handle(SchedulerEvent event) {
     // As SLSFairScheduler does: a failing event must not kill the dispatcher thread of the simulated RM.
+    heartbeats.classify(this, event);
     try {
       commons.handle(event);
     } catch (RuntimeException e) {
@@ -74,7 +76,12 @@ public class SlsCircumflexScheduler extends CircumflexScheduler implements Sched
 
   @Override
   public void propagatedHandle(SchedulerEvent event) {
-    super.handle(event);
+    heartbeats.time(event, () -> super.handle(event));
+  }
+
+  @Override
+  public HeartbeatCost heartbeatCost() {
+    return heartbeats;
   }
 
   @Override

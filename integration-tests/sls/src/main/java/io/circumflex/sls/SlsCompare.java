@@ -2,6 +2,7 @@ package io.circumflex.sls;
 
 import java.io.File;
 import java.io.IOException;
+import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,12 +22,16 @@ import java.util.Locale;
  * <p>Options (all {@code --key value}): {@code --out DIR} (report; default {@code results/sls}),
  * {@code --work DIR} (SLS's raw outputs and logs; default a build directory), {@code --schedulers}
  * (comma-separated; default {@code circumflex:fifo,circumflex:fair,circumflex:flex,fair,capacity}),
- * {@code --timeout-s N} per run, {@code --command TEXT} (recorded in {@code COMMAND}), and every
+ * {@code --timeout-s N} per run, {@code --command TEXT} (recorded in {@code COMMAND}), {@code --jfr true}
+ * (profile each run with Java Flight Recorder and write {@code profile-<scheduler>.txt} beside the report,
+ * the top frames under the NODE_UPDATE handling, {@link JfrTop}), and every
  * {@link SlsInput.Params} option. The child JVMs get the options in system property
  * {@code circumflex.sls.jvmargs} (space-separated) and this JVM's class path.
  */
 public final class SlsCompare {
   static final String DEFAULT_SCHEDULERS = "circumflex:fifo,circumflex:fair,circumflex:flex,fair,capacity";
+  /** The frame that encloses every scheduler's NODE_UPDATE handling in the SLS wrappers. */
+  static final String PROFILE_ROOT = "HeartbeatCost.timeNodeUpdate";
 
   private SlsCompare() {}
 
@@ -37,6 +42,7 @@ public final class SlsCompare {
     String schedulers = DEFAULT_SCHEDULERS;
     long timeoutS = 1200;
     String command = "";
+    boolean jfr = false;
     List<String> inputArgs = new ArrayList<>();
     if (args.size() % 2 != 0) {
       throw new IllegalArgumentException("options come in --key value pairs, got " + args);
@@ -50,6 +56,7 @@ public final class SlsCompare {
         case "--schedulers": schedulers = value; break;
         case "--timeout-s": timeoutS = Long.parseLong(value); break;
         case "--command": command = value; break;
+        case "--jfr": jfr = Boolean.parseBoolean(value); break;
         default: inputArgs.add(key); inputArgs.add(value);
       }
     }
@@ -64,7 +71,8 @@ public final class SlsCompare {
       Path runDir = work.resolve(dirName(scheduler));
       deleteTree(runDir);
       Files.createDirectories(runDir);
-      int rc = runChild(scheduler, input, runDir, timeoutS);
+      Path recording = jfr ? runDir.resolve("profile.jfr").toAbsolutePath() : null;
+      int rc = runChild(scheduler, input, runDir, timeoutS, recording);
       if (rc != 0) {
         failed++;
         System.out.println(scheduler + ": run exited with " + rc + " (see " + runDir.resolve("run.log") + ")");
@@ -80,6 +88,13 @@ public final class SlsCompare {
       if (Files.exists(sampled)) {
         Files.copy(sampled, keep.resolve("sampler.handle.NODE_UPDATE.timecost.csv"), StandardCopyOption.REPLACE_EXISTING);
       }
+      if (recording != null && Files.exists(recording)) {
+        Path summary = out.resolve("profile-" + dirName(scheduler) + ".txt");
+        try (PrintStream profile = new PrintStream(Files.newOutputStream(summary), true, StandardCharsets.UTF_8)) {
+          JfrTop.summarize(recording, PROFILE_ROOT, 40, profile);
+        }
+        System.out.println("  profile: " + summary);
+      }
     }
     Files.write(out.resolve("COMMAND"), (command.isEmpty() ? "make sls" : command).concat("\n")
         .getBytes(StandardCharsets.UTF_8));
@@ -92,13 +107,17 @@ public final class SlsCompare {
     return scheduler.replace(':', '-');
   }
 
-  private static int runChild(String scheduler, Path input, Path runDir, long timeoutS)
+  private static int runChild(String scheduler, Path input, Path runDir, long timeoutS, Path recording)
       throws IOException, InterruptedException {
     List<String> cmd = new ArrayList<>();
     cmd.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
     String jvmArgs = System.getProperty("circumflex.sls.jvmargs", "").trim();
     if (!jvmArgs.isEmpty()) {
       cmd.addAll(Arrays.asList(jvmArgs.split("\\s+")));
+    }
+    if (recording != null) {
+      // 1 ms Java sampling (JDK 17's "max" method profiling); the recording is written when the JVM exits.
+      cmd.add("-XX:StartFlightRecording=filename=" + recording + ",settings=profile,method-profiling=max");
     }
     cmd.add("-Djdk.net.hosts.file=" + input.resolve("hosts").toAbsolutePath());
     cmd.addAll(Arrays.asList("-cp", System.getProperty("java.class.path"), SlsRun.class.getName(), scheduler,

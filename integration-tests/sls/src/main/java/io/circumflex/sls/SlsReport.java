@@ -53,6 +53,73 @@ final class SlsReport {
 
   private SlsReport() {}
 
+  /**
+   * The harness's own heartbeat timer ({@link HeartbeatCost}): NODE_UPDATE cost split into busy heartbeats
+   * (room on the node and pending demand: a placement to decide) and idle ones, per scheduler, and the
+   * busy and idle ratios of each Circumflex policy to FairScheduler and CapacityScheduler. Like for like
+   * where SLS's single mean is not: a run that lasts longer times more idle heartbeats.
+   */
+  static void appendBusyIdle(StringBuilder md, List<Result> results, Result fair, Result cap) {
+    md.append("\n## NODE_UPDATE cost, busy and idle heartbeats\n\n");
+    md.append("The harness's own timer around the same call SLS times (`HeartbeatCost`, every call of the run): "
+        + "a heartbeat is *busy* when, just before it, the node had room for a minimum allocation and the cluster "
+        + "had pending demand; otherwise *idle*. Microseconds.\n\n");
+    md.append("| scheduler | busy calls | busy mean | busy p50 | busy p99 | idle calls | idle mean | idle p50 "
+        + "| all mean |\n");
+    md.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    for (Result r : results) {
+      md.append(String.format(Locale.ROOT, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |%n", r.scheduler,
+          count(r.timer(BUSY, "count")), num(r.timer(BUSY, "mean_us")), num(r.timer(BUSY, "p50_us")),
+          num(r.timer(BUSY, "p99_us")), count(r.timer(IDLE, "count")), num(r.timer(IDLE, "mean_us")),
+          num(r.timer(IDLE, "p50_us")), num(r.timer(ALL, "mean_us"))));
+    }
+    md.append("\nNODE_UPDATE time per container placed (the sum of all heartbeats' time over the containers the "
+        + "scheduler allocated in the run, AMs included): a scheduler that places one container per heartbeat and "
+        + "one that fills the node are compared per unit of work.\n\n");
+    md.append("| scheduler | containers | NODE_UPDATE time (s) | us per container |\n|---|---:|---:|---:|\n");
+    for (Result r : results) {
+      md.append(String.format(Locale.ROOT, "| %s | %s | %s | %s |%n", r.scheduler, count(containers(r)),
+          num(totalUs(r) / 1e6), num(perContainerUs(r))));
+    }
+    md.append("\nRatios of the means (target for the headline: at most 0.5):\n\n");
+    md.append("| Circumflex policy | busy / Fair | busy / Capacity | idle / Fair | idle / Capacity "
+        + "| all / Fair | all / Capacity | per container / Fair | per container / Capacity |\n");
+    md.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    for (Result r : results) {
+      if (!r.scheduler.startsWith("circumflex:")) {
+        continue;
+      }
+      md.append(String.format(Locale.ROOT, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |%n", r.scheduler,
+          ratio(meanRatio(r, fair, BUSY)), ratio(meanRatio(r, cap, BUSY)), ratio(meanRatio(r, fair, IDLE)),
+          ratio(meanRatio(r, cap, IDLE)), ratio(meanRatio(r, fair, ALL)), ratio(meanRatio(r, cap, ALL)),
+          ratio(fair == null ? Double.NaN : perContainerUs(r) / perContainerUs(fair)),
+          ratio(cap == null ? Double.NaN : perContainerUs(r) / perContainerUs(cap))));
+    }
+  }
+
+  static final String ALL = "own.NODE_UPDATE";
+  static final String BUSY = "own.NODE_UPDATE.busy";
+  static final String IDLE = "own.NODE_UPDATE.idle";
+
+  private static double containers(Result r) {
+    return r.summary == null || !r.summary.has("containers_allocated") ? Double.NaN
+        : r.summary.path("containers_allocated").asDouble();
+  }
+
+  /** The sum of every heartbeat's handling time over the run (harness timer), microseconds. */
+  private static double totalUs(Result r) {
+    return r.timer(ALL, "mean_us") * r.timer(ALL, "count");
+  }
+
+  private static double perContainerUs(Result r) {
+    double n = containers(r);
+    return n > 0 ? totalUs(r) / n : Double.NaN;
+  }
+
+  private static double meanRatio(Result mine, Result other, String timer) {
+    return other == null ? Double.NaN : mine.timer(timer, "mean_us") / other.timer(timer, "mean_us");
+  }
+
   static void write(Path out, List<String> schedulers, SlsInput.Params params, List<SlsInput.Job> jobs)
       throws IOException {
     List<Result> results = new ArrayList<>();
@@ -91,6 +158,7 @@ final class SlsReport {
       md.append(String.format(Locale.ROOT, "| %s | %s | %s | %s | %s |%n", r.scheduler, num(mine), ratio(toFair),
           ratio(toCap), Double.isNaN(toFair) || Double.isNaN(toCap) ? "n/a" : met ? "met" : "missed"));
     }
+    appendBusyIdle(md, results, fair, cap);
     md.append("\n## SLS's per-operation timers\n\n");
     md.append("From SLS's `SchedulerMetrics` timers (calls: the whole run; statistics: over the timer window, "
         + "`yarn.sls.metrics.timer.window.size` last calls; microseconds).\n\n");
@@ -139,7 +207,9 @@ final class SlsReport {
     }
     md.append("\n![Job runtimes](job-runtimes.svg)\n\n");
     md.append("Raw per-scheduler files beside this report: `summary.json` (timers), `jobruntime.csv` (SLS), "
-        + "`sampler.handle.NODE_UPDATE.timecost.csv` (SLS's once-a-second samples of the NODE_UPDATE timer's mean, ns).\n");
+        + "`sampler.handle.NODE_UPDATE.timecost.csv` (SLS's once-a-second samples of the NODE_UPDATE timer's mean, ns); "
+        + "with `--jfr true`, `profile-<scheduler>.txt` beside this report (JFR top frames under the NODE_UPDATE "
+        + "handling).\n");
     Files.write(out.resolve("report.md"), md.toString().getBytes(StandardCharsets.UTF_8));
     Files.write(out.resolve("node-update.svg"), nodeUpdateSvg(results).getBytes(StandardCharsets.UTF_8));
     Files.write(out.resolve("job-runtimes.svg"), runtimeCdfSvg(results).getBytes(StandardCharsets.UTF_8));

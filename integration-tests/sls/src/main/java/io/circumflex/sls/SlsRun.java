@@ -16,8 +16,7 @@ import org.apache.hadoop.security.SecurityUtil;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.server.resourcemanager.ResourceManager;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ResourceScheduler;
-import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacityScheduler;
-import org.apache.hadoop.yarn.server.resourcemanager.scheduler.fair.FairScheduler;
+import org.apache.hadoop.yarn.server.resourcemanager.monitor.capacity.ProportionalCapacityPreemptionPolicy;
 import org.apache.hadoop.yarn.sls.RMRunner;
 import org.apache.hadoop.yarn.sls.SLSRunner;
 import org.apache.hadoop.yarn.sls.SlsJsonAMRunner;
@@ -30,13 +29,15 @@ import org.apache.hadoop.yarn.sls.scheduler.SlsMetricsAccess;
  * with one scheduler, waits until every application has finished (or a time limit passes), then
  * writes {@code summary.json} beside SLS's own outputs ({@code realtimetrack.json},
  * {@code jobruntime.csv}, {@code metrics/}): the scheduler, wall time, applications finished and the
- * statistics of SLS's own per-operation timers ({@link SlsMetricsAccess#timers}).
+ * statistics of SLS's own per-operation timers ({@link SlsMetricsAccess#timers}) and of the harness's
+ * busy/idle heartbeat timer ({@link HeartbeatCost}, entries {@code own.NODE_UPDATE*}).
  *
  * <p>SLS keeps static state (its task runner), so a JVM runs one simulation; {@link SlsCompare}
  * starts one JVM per scheduler.
  *
- * <p>Schedulers: {@code fair} and {@code capacity} (SLS swaps in its own timed wrappers of Hadoop's
- * FairScheduler and CapacityScheduler), or {@code circumflex:<policy>} ({@link SlsCircumflexScheduler}
+ * <p>Schedulers: {@code fair} and {@code capacity} (SLS's own timed wrappers of Hadoop's FairScheduler
+ * and CapacityScheduler, through {@link SlsFairScheduler} and {@link SlsCapacityScheduler}), or
+ * {@code circumflex:<policy>} ({@link SlsCircumflexScheduler}
  * with {@code circumflex.policy=<policy>}).
  */
 public final class SlsRun {
@@ -46,6 +47,8 @@ public final class SlsRun {
     int apps;
     int remaining;
     long wallMs;
+    /** Containers the scheduler allocated over the run (AMs and tasks; the root queue's aggregate). */
+    long containers;
     String fallback;
     Map<String, double[]> timers;
   }
@@ -56,11 +59,14 @@ public final class SlsRun {
   static Outcome run(String scheduler, Path trace, Path nodes, Path out, long timeoutMs) throws Exception {
     Configuration conf = new Configuration();
     if ("fair".equals(scheduler)) {
-      conf.set(YarnConfiguration.RM_SCHEDULER, FairScheduler.class.getName());
+      conf.set(YarnConfiguration.RM_SCHEDULER, SlsFairScheduler.class.getName());
       // SLS refuses applications whose queue the allocation file does not declare (the classpath resource).
       conf.set("yarn.scheduler.fair.allocation.file", "fair-scheduler.xml");
     } else if ("capacity".equals(scheduler)) {
-      conf.set(YarnConfiguration.RM_SCHEDULER, CapacityScheduler.class.getName());
+      conf.set(YarnConfiguration.RM_SCHEDULER, SlsCapacityScheduler.class.getName());
+      // What SLS's RMRunner sets when it swaps in its own wrapper for exactly CapacityScheduler.
+      conf.setBoolean(YarnConfiguration.RM_SCHEDULER_ENABLE_MONITORS, true);
+      conf.set(YarnConfiguration.RM_SCHEDULER_MONITOR_POLICIES, ProportionalCapacityPreemptionPolicy.class.getName());
     } else if (scheduler.startsWith("circumflex:") && scheduler.length() > "circumflex:".length()) {
       conf.set(YarnConfiguration.RM_SCHEDULER, SlsCircumflexScheduler.class.getName());
       conf.set("circumflex.policy", scheduler.substring("circumflex:".length()));
@@ -89,6 +95,10 @@ public final class SlsRun {
     ResourceScheduler rs = resourceManager(sls).getResourceScheduler();
     SchedulerMetrics metrics = ((SchedulerWrapper) rs).getSchedulerMetrics();
     o.timers = SlsMetricsAccess.timers(metrics);
+    o.containers = rs.getRootQueueMetrics() == null ? 0 : rs.getRootQueueMetrics().getAggregateAllocatedContainers();
+    if (rs instanceof HeartbeatCost.Source) {
+      o.timers.putAll(((HeartbeatCost.Source) rs).heartbeatCost().stats());
+    }
     if (rs instanceof CircumflexScheduler) {
       o.fallback = ((CircumflexScheduler) rs).getFallbackCause();
     }
@@ -111,6 +121,7 @@ public final class SlsRun {
     b.append("  \"apps\": ").append(o.apps).append(",\n");
     b.append("  \"remaining\": ").append(o.remaining).append(",\n");
     b.append("  \"wall_ms\": ").append(o.wallMs).append(",\n");
+    b.append("  \"containers_allocated\": ").append(o.containers).append(",\n");
     b.append("  \"fallback\": ").append(o.fallback == null ? "null" : "\"" + o.fallback.replace("\"", "'") + "\"")
         .append(",\n");
     b.append("  \"timers\": {");

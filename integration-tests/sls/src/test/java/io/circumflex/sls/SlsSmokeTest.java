@@ -37,6 +37,10 @@ public class SlsSmokeTest {
     assertTrue("all applications finish; " + o.remaining + " left after " + o.wallMs + " ms", o.finished);
     double[] nodeUpdate = o.timers.get("handle.NODE_UPDATE");
     assertTrue("SLS timed NODE_UPDATE events", nodeUpdate != null && nodeUpdate[0] > 0);
+    double[] own = o.timers.get("own.NODE_UPDATE");
+    // Heartbeats go on while the two are read one after the other, so the counts may differ by a few.
+    assertTrue("the harness's heartbeat timer saw the NODE_UPDATEs SLS timed",
+        own != null && Math.abs(own[0] - nodeUpdate[0]) <= 5 + nodeUpdate[0] / 100);
     double[] allocate = o.timers.get("allocate");
     assertTrue("SLS timed allocate calls", allocate != null && allocate[0] > 0);
 

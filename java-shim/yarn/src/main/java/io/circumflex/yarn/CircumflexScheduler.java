@@ -15,6 +15,9 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.IdentityHashMap;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -180,6 +183,24 @@ public class CircumflexScheduler extends AbstractYarnScheduler<FifoAppAttempt, F
   /** AM containers per node: their memory is not task capacity, so the engine must not count it. */
   private final Map<ContainerId, org.apache.hadoop.yarn.api.records.NodeId> amContainers = new HashMap<>();
   private final Map<org.apache.hadoop.yarn.api.records.NodeId, Integer> engineCapacity = new HashMap<>();
+  /** Memory of the AM containers on each node (MB), kept with {@link #amContainers}: O(1) task slots. */
+  private final Map<org.apache.hadoop.yarn.api.records.NodeId, Long> amMbOnNode = new HashMap<>();
+  /** Nodes whose task capacity may have changed since the engine last heard it (AMs started or ended). */
+  private final Set<org.apache.hadoop.yarn.api.records.NodeId> capacityChanged = new HashSet<>();
+  /**
+   * Attempts that asked for their AM container and may not have it yet, in application order: the
+   * heartbeat walks these, not every application. Filled by {@code allocate()} (the RM registers the AM
+   * ask through it), pruned by {@link #assignAmContainers} once the RM has the AM container.
+   */
+  private final TreeMap<ApplicationId, FifoAppAttempt> waitingForAm = new TreeMap<>();
+  /**
+   * Engine node ids by node object, a cache of {@link #engineNodes} for the heartbeat: a {@code NodeId}
+   * lookup hashes the host string anew on every call (the profile showed it as the largest single cost
+   * of an idle heartbeat). A node that re-registers is a new object, so an entry never goes stale.
+   */
+  private final Map<FiCaSchedulerNode, Integer> engineNodeOfNode = new IdentityHashMap<>();
+  /** Whether used resources changed since the queue's available resources were last published. */
+  private boolean availableStale = true;
   private long fallbackAllocations;
   /** Metrics2 values the shim measures itself (node-update time, refreshes). */
   private final EngineMetrics observed = new EngineMetrics();
@@ -631,13 +652,7 @@ public class CircumflexScheduler extends AbstractYarnScheduler<FifoAppAttempt, F
 
   /** Task slots of a node: its memory minus what AM containers hold, in minimum allocations. */
   private int taskSlotsOf(FiCaSchedulerNode node) {
-    long amMb = 0;
-    for (Map.Entry<ContainerId, org.apache.hadoop.yarn.api.records.NodeId> am : amContainers.entrySet()) {
-      if (am.getValue().equals(node.getNodeID())) {
-        RMContainer container = getRMContainer(am.getKey());
-        amMb += container == null ? 0 : container.getAllocatedResource().getMemorySize();
-      }
-    }
+    long amMb = amMbOnNode.getOrDefault(node.getNodeID(), 0L);
     return (int) Math.max(0, Math.min(Integer.MAX_VALUE, (node.getTotalResource().getMemorySize() - amMb) / slotMb));
   }
 
@@ -677,6 +692,7 @@ public class CircumflexScheduler extends AbstractYarnScheduler<FifoAppAttempt, F
           RMContainerEventType.KILL);
     }
     nodeTracker.removeNode(rmNode.getNodeID());
+    engineNodeOfNode.remove(node);
     engineCapacity.remove(rmNode.getNodeID());
     Integer id = engineNodes.remove(rmNode.getNodeID());
     if (id != null) {
@@ -711,7 +727,7 @@ public class CircumflexScheduler extends AbstractYarnScheduler<FifoAppAttempt, F
       }
       // (Used resources were added back by the queue's recoverContainer, called by the parent.)
       if (rmContainer.isAMContainer()) {
-        amContainers.put(id, nm.getNodeID());
+        amContainerStarted(id, nm.getNodeID(), rmContainer.getAllocatedResource().getMemorySize());
         continue;
       }
       Integer job = jobOfApp.get(id.getApplicationAttemptId().getApplicationId());
@@ -863,13 +879,27 @@ public class CircumflexScheduler extends AbstractYarnScheduler<FifoAppAttempt, F
       }
       attempt.updateBlacklist(blacklistAdditions, blacklistRemovals);
       pending = pendingPerPhase(attempt);
+      // Headroom is computed for the asking attempt here (as FairScheduler does in allocate), not for
+      // every application on every heartbeat. usedResource is read without the scheduler's lock: the
+      // figure is advisory and a value one heartbeat old is as good as YARN's own.
+      attempt.setHeadroom(Resources.subtract(getClusterResource(), usedResource));
       Resource headroom = attempt.getHeadroom();
       attempt.setApplicationHeadroomForMetrics(headroom);
       allocation = new Allocation(attempt.pullNewlyAllocatedContainers(), headroom, null, null, null,
           attempt.pullUpdatedNMTokens());
     }
+    if (pending == null) {
+      awaitAmContainer(attempt);
+    }
     forwardPending(attemptId.getApplicationId(), pending);
     return allocation;
+  }
+
+  /** Puts an attempt that waits for its AM container on the heartbeat's short list. */
+  private synchronized void awaitAmContainer(FifoAppAttempt attempt) {
+    if (!attempt.isStopped() && attempt.isWaitingForAMContainer()) {
+      waitingForAm.put(attempt.getApplicationId(), attempt);
+    }
   }
 
   private synchronized void forwardPending(ApplicationId appId, int[] pending) {
@@ -901,6 +931,12 @@ public class CircumflexScheduler extends AbstractYarnScheduler<FifoAppAttempt, F
 
   // ----- node update: the hot path ------------------------------------------------------------
 
+  /**
+   * One heartbeat. Kept cheap because the RM's single event thread runs it for every node every
+   * second: the work is proportional to what changes (containers completed, the few attempts waiting
+   * for an AM, the engine's choices for this node), never to the number of applications. A full node
+   * does nothing beyond YARN's own container bookkeeping. Headroom is set in {@code allocate()}.
+   */
   @Override
   protected synchronized void nodeUpdate(RMNode rmNode) {
     super.nodeUpdate(rmNode);
@@ -909,28 +945,55 @@ public class CircumflexScheduler extends AbstractYarnScheduler<FifoAppAttempt, F
         || rmContext.isWorkPreservingRecoveryEnabled() && !rmContext.isSchedulerReadyForAllocatingContainers()) {
       return;
     }
-    long now = System.currentTimeMillis();
-    if (fits(node)) {
+    if (!waitingForAm.isEmpty() && fits(node)) {
       assignAmContainers(node);
     }
-    if (engine != null) {
-      syncEngineCapacity(node);
+    if (engine != null && !capacityChanged.isEmpty()) {
+      syncChangedCapacities();
     }
     if (fits(node)) {
       if (engine != null) {
-        assignFromEngine(node, now);
+        assignFromEngine(node, System.currentTimeMillis());
       }
       if (engine == null && fits(node)) {
         assignFifo(node);
       }
     }
-    for (SchedulerApplication<FifoAppAttempt> app : applications.values()) {
-      FifoAppAttempt attempt = app.getCurrentAppAttempt();
-      if (attempt != null) {
-        attempt.setHeadroom(Resources.subtract(getClusterResource(), usedResource));
+    if (availableStale) {
+      availableStale = false;
+      metrics.setAvailableResourcesToQueue(Resources.subtract(getClusterResource(), usedResource));
+    }
+  }
+
+  /** Tells the engine the task capacity of every node where AM containers started or ended. */
+  private void syncChangedCapacities() {
+    for (org.apache.hadoop.yarn.api.records.NodeId id : capacityChanged) {
+      FiCaSchedulerNode changed = nodeTracker.getNode(id);
+      if (changed != null) {
+        syncEngineCapacity(changed);
       }
     }
-    metrics.setAvailableResourcesToQueue(Resources.subtract(getClusterResource(), usedResource));
+    capacityChanged.clear();
+  }
+
+  private void amContainerStarted(ContainerId id, org.apache.hadoop.yarn.api.records.NodeId nodeId, long mb) {
+    if (amContainers.put(id, nodeId) == null) {
+      amMbOnNode.merge(nodeId, mb, Long::sum);
+      capacityChanged.add(nodeId);
+    }
+  }
+
+  private void amContainerEnded(ContainerId id, long mb) {
+    org.apache.hadoop.yarn.api.records.NodeId nodeId = amContainers.remove(id);
+    if (nodeId != null) {
+      long left = amMbOnNode.getOrDefault(nodeId, 0L) - mb;
+      if (left > 0) {
+        amMbOnNode.put(nodeId, left);
+      } else {
+        amMbOnNode.remove(nodeId);
+      }
+      capacityChanged.add(nodeId);
+    }
   }
 
   private boolean fits(FiCaSchedulerNode node) {
@@ -938,15 +1001,22 @@ public class CircumflexScheduler extends AbstractYarnScheduler<FifoAppAttempt, F
         minimumAllocation);
   }
 
-  /** AM containers first, in application order, outside the policy. */
+  /**
+   * AM containers first, in application order, outside the policy: only the attempts that asked for
+   * one and do not have it yet ({@link #waitingForAm}).
+   */
   private void assignAmContainers(FiCaSchedulerNode node) {
-    for (SchedulerApplication<FifoAppAttempt> app : applications.values()) {
-      FifoAppAttempt attempt = app.getCurrentAppAttempt();
-      if (attempt == null || !attempt.isWaitingForAMContainer()) {
+    Iterator<FifoAppAttempt> waiting = waitingForAm.values().iterator();
+    while (waiting.hasNext()) {
+      FifoAppAttempt attempt = waiting.next();
+      if (attempt.isStopped() || !attempt.isWaitingForAMContainer()) {
+        waiting.remove();
         continue;
       }
-      LOG.debug("{} waits for its AM container; {} MB free on {}", attempt.getApplicationAttemptId(),
-          node.getUnallocatedResource().getMemorySize(), node.getNodeName());
+      if (LOG.isDebugEnabled()) {
+        LOG.debug("{} waits for its AM container; {} MB free on {}", attempt.getApplicationAttemptId(),
+            node.getUnallocatedResource().getMemorySize(), node.getNodeName());
+      }
       synchronized (attempt) {
         if (SchedulerAppUtils.isPlaceBlacklisted(attempt, node, LOG)) {
           continue;
@@ -963,7 +1033,7 @@ public class CircumflexScheduler extends AbstractYarnScheduler<FifoAppAttempt, F
 
   /** Applies the engine's choices for this node in order. */
   private void assignFromEngine(FiCaSchedulerNode node, long now) {
-    Integer engineNode = engineNodes.get(node.getNodeID());
+    Integer engineNode = engineNodeOf(node);
     if (engineNode == null) {
       return;
     }
@@ -1001,6 +1071,18 @@ public class CircumflexScheduler extends AbstractYarnScheduler<FifoAppAttempt, F
         }
       }
     }
+  }
+
+  /** The engine's id of a node, or null if the engine does not know it. */
+  private Integer engineNodeOf(FiCaSchedulerNode node) {
+    Integer id = engineNodeOfNode.get(node);
+    if (id == null) {
+      id = engineNodes.get(node.getNodeID());
+      if (id != null) {
+        engineNodeOfNode.put(node, id);
+      }
+    }
+    return id;
   }
 
   /** FIFO fallback: every application in id order, every ask, as much as fits. */
@@ -1093,11 +1175,14 @@ public class CircumflexScheduler extends AbstractYarnScheduler<FifoAppAttempt, F
       }
       node.allocateContainer(rmContainer);
       Resources.addTo(usedResource, rmContainer.getAllocatedResource());
+      availableStale = true;
       done++;
-      LOG.debug("allocated {} on {} ({}, priority {}, engine job {})", id, node.getNodeName(), type,
-          key.getPriority().getPriority(), job);
+      if (LOG.isDebugEnabled()) {
+        LOG.debug("allocated {} on {} ({}, priority {}, engine job {})", id, node.getNodeName(), type,
+            key.getPriority().getPriority(), job);
+      }
       if (job == AM_CONTAINER) {
-        amContainers.put(id, node.getNodeID());
+        amContainerStarted(id, node.getNodeID(), rmContainer.getAllocatedResource().getMemorySize());
       }
       if (job >= 0) {
         final int phase = phaseOf(key);
@@ -1116,7 +1201,8 @@ public class CircumflexScheduler extends AbstractYarnScheduler<FifoAppAttempt, F
     Container container = rmContainer.getContainer();
     FifoAppAttempt attempt = getCurrentAttemptForContainer(container.getId());
     FiCaSchedulerNode node = nodeTracker.getNode(container.getNodeId());
-    amContainers.remove(container.getId());
+    amContainerEnded(container.getId(), container.getResource().getMemorySize());
+    availableStale = true;
     TaskRecord task = tasks.remove(container.getId());
     if (task != null) {
       long now = System.currentTimeMillis();

@@ -55,6 +55,9 @@ final class MiniCircumflexCluster implements AutoCloseable {
     conf.setInt(YarnConfiguration.NM_PMEM_MB, nmMb);
     conf.setInt("yarn.minicluster.yarn.nodemanager.resource.memory-mb", nmMb);
     conf.setLong(YarnConfiguration.RM_NM_HEARTBEAT_INTERVAL_MS, 200);
+    // The NodeManager calls a disk more than 90% used "failed" and the node unhealthy, and then no job
+    // ever runs: on a shared build disk that is a matter of what else is on it (it happened at 90.1%).
+    conf.setFloat(YarnConfiguration.NM_MAX_PER_DISK_UTILIZATION_PERCENTAGE, 99.9f);
     conf.setInt("yarn.app.mapreduce.am.resource.mb", AM_MB);
     conf.set("yarn.app.mapreduce.am.command-opts", "-Xmx320m -XX:TieredStopAtLevel=1 -Xshare:auto");
     conf.setInt("yarn.app.mapreduce.am.scheduler.heartbeat.interval-ms", 200);

@@ -17,6 +17,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.yarn.api.records.ApplicationId;
+import org.apache.hadoop.yarn.sls.appmaster.AMSimulator;
 import org.apache.hadoop.yarn.exceptions.YarnException;
 import org.apache.hadoop.yarn.sls.scheduler.TaskRunner;
 
@@ -31,6 +33,8 @@ import org.apache.hadoop.yarn.sls.scheduler.TaskRunner;
  * of string maps: the shape SLS's {@link AMDefinitionFactory#createFromSlsTrace} reads) and hands each
  * job to AMRunner's own {@code startAMs}. Everything downstream (the AM and NM simulators, the RM, the
  * metrics) is SLS's, unchanged. It lives in SLS's package to set the package-private application count.
+ *
+ * <p>It also closes a race in SLS 3.4.2 that aborts runs ({@link #getAMSimulator}).
  */
 public class SlsJsonAMRunner extends AMRunner {
   private final SLSRunner sls;
@@ -121,5 +125,28 @@ public class SlsJsonAMRunner extends AMRunner {
       }
     }
     return (Map<String, String>) job;
+  }
+
+  /**
+   * The simulator of an application, also before SLS has indexed it. An {@code AMSimulator} submits its
+   * application and only then files itself under the application id; on a busy machine the RM can
+   * allocate and launch the AM container in between, and SLS's {@code MockAMLauncher} then finds no
+   * simulator, throws "Didn't find any AMSimulator for applicationId=..." on the RM's dispatcher thread
+   * and the RM stops (seen under CapacityScheduler at 1,000 NMs). The simulator already knows its
+   * application id before submitting (SLS sets it from {@code getNewApplication}), so it is found by a
+   * scan of the submitted simulators; the dispatcher's event queue orders that write before this read.
+   */
+  @Override
+  public AMSimulator getAMSimulator(ApplicationId appId) {
+    AMSimulator indexed = super.getAMSimulator(appId);
+    if (indexed != null || appId == null) {
+      return indexed;
+    }
+    for (AMSimulator candidate : getAmMap().values()) {
+      if (appId.equals(candidate.getApplicationId())) {
+        return candidate;
+      }
+    }
+    return null;
   }
 }
