@@ -667,7 +667,8 @@ impl Engine {
             self.accelerated_choices(&mut budget, shared, max_choices);
         }
 
-        // Pass 1: under-allocated entries, most under-allocated first, one slot at a time.
+        // Pass 1: under-allocated entries, most under-allocated first, one slot at a time (a restricted
+        // offer: up to the job's deficit at once, see below).
         while self.choices.len() < max_choices && budget.iter().any(|&b| b > 0) {
             let Some(entry) = self.first_under_with_budget(&budget) else { break };
             let (_, rank, ph, jid) = entry;
@@ -693,7 +694,16 @@ impl Engine {
             let running = j.phase(phase).running + already + 1;
             let target = self.target[jid as usize][phase.idx()];
             let pending_left = j.phase(phase).pending.saturating_sub(already + 1);
-            self.push_choice(job, phase, locality);
+            if locality == Locality::Any {
+                self.push_choice(job, phase, locality);
+            } else {
+                // A restricted offer takes as many tasks as are local here, up to the job's deficit:
+                // one per heartbeat would leave the rest of the node to lower-ranked jobs (or idle)
+                // whenever the job's tasks are local here (YARN asks without hosts always are).
+                let node_free = if shared { free[0] } else { free[phase.idx()] };
+                let deficit = target.saturating_sub(running - 1).min(pending_left + 1).min(node_free);
+                self.push_choice_n(job, phase, deficit.max(1), locality);
+            }
             if locality == Locality::Any {
                 Self::spend(&mut budget, shared, phase);
                 if running < target && pending_left > 0 {
@@ -737,7 +747,8 @@ impl Engine {
                     // Already offered at restricted locality in pass 1: one skip per heartbeat.
                     continue;
                 }
-                let count = if locality == Locality::Any { (pending - already).min(budget[b]) } else { 1 };
+                // Restricted: as many as may be local here; the budget stays for the fallbacks.
+                let count = (pending - already).min(if locality == Locality::Any { budget[b] } else { free[b] });
                 self.push_choice_n(job, phase, count, locality);
                 if locality == Locality::Any {
                     for _ in 0..count {
