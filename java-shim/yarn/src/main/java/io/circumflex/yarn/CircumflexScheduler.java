@@ -15,6 +15,8 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -118,7 +120,9 @@ import org.slf4j.LoggerFactory;
  *       and the asks do the rest.</li>
  *   <li><b>AM containers</b> are allocated before any task, in application arrival order, outside
  *       the policy: an application without its AM has no tasks to schedule, and delaying AMs only
- *       delays every policy's decisions. They are not tasks and are not reported to the engine.</li>
+ *       delays every policy's decisions. They are not tasks and are not reported to the engine. An
+ *       AM that does not fit reserves its memory on one node: that node's engine capacity drops by it,
+ *       so freed task slots are held for the AM instead of being refilled one by one.</li>
  *   <li><b>Locality.</b> For each choice the shim takes node-local asks first, then rack-local if
  *       the choice allows rack, then off-switch if it allows any. An ask with no node or rack names
  *       can run anywhere and counts as node-local (it has no better place to wait for).</li>
@@ -180,6 +184,14 @@ public class CircumflexScheduler extends AbstractYarnScheduler<FifoAppAttempt, F
   /** AM containers per node: their memory is not task capacity, so the engine must not count it. */
   private final Map<ContainerId, org.apache.hadoop.yarn.api.records.NodeId> amContainers = new HashMap<>();
   private final Map<org.apache.hadoop.yarn.api.records.NodeId, Integer> engineCapacity = new HashMap<>();
+  /**
+   * AM reservations: an attempt waiting for its AM container holds the AM's memory on one node (the
+   * first to heartbeat that could ever hold it; {@code null} = not yet placed) until the AM is placed.
+   * Without it every freed task slot was refilled at once and a 512 MB AM waited for two 256 MB slots
+   * to free in the same heartbeat (30 s in the Gridmix evaluation); YARN's own schedulers reserve too.
+   */
+  private final Map<ApplicationAttemptId, org.apache.hadoop.yarn.api.records.NodeId> amReservations =
+      new LinkedHashMap<>();
   private long fallbackAllocations;
   /** Metrics2 values the shim measures itself (node-update time, refreshes). */
   private final EngineMetrics observed = new EngineMetrics();
@@ -629,7 +641,10 @@ public class CircumflexScheduler extends AbstractYarnScheduler<FifoAppAttempt, F
     }
   }
 
-  /** Task slots of a node: its memory minus what AM containers hold, in minimum allocations. */
+  /**
+   * Task slots of a node: its memory minus what AM containers hold and what waiting AMs reserved on it,
+   * in minimum allocations. The engine never offers more than this minus its running tasks.
+   */
   private int taskSlotsOf(FiCaSchedulerNode node) {
     long amMb = 0;
     for (Map.Entry<ContainerId, org.apache.hadoop.yarn.api.records.NodeId> am : amContainers.entrySet()) {
@@ -638,7 +653,43 @@ public class CircumflexScheduler extends AbstractYarnScheduler<FifoAppAttempt, F
         amMb += container == null ? 0 : container.getAllocatedResource().getMemorySize();
       }
     }
+    amMb += reservedAmMb(node, amMb);
     return (int) Math.max(0, Math.min(Integer.MAX_VALUE, (node.getTotalResource().getMemorySize() - amMb) / slotMb));
+  }
+
+  /**
+   * Memory reserved on {@code node} (whose running AMs hold {@code runningAmMb}) for waiting AMs. An
+   * unplaced AM reserves here only if one task slot stays unreserved, so the running jobs' AMs can
+   * always finish (a node all AMs and reservations would deadlock). Placed or ended AMs are dropped.
+   */
+  private long reservedAmMb(FiCaSchedulerNode node, long runningAmMb) {
+    long reserved = 0;
+    Iterator<Map.Entry<ApplicationAttemptId, org.apache.hadoop.yarn.api.records.NodeId>> it =
+        amReservations.entrySet().iterator();
+    while (it.hasNext()) {
+      Map.Entry<ApplicationAttemptId, org.apache.hadoop.yarn.api.records.NodeId> r = it.next();
+      FifoAppAttempt attempt = getApplicationAttempt(r.getKey());
+      if (attempt == null || !attempt.getApplicationAttemptId().equals(r.getKey()) || attempt.isStopped()
+          || !attempt.isWaitingForAMContainer()) {
+        it.remove();
+        continue;
+      }
+      long amMb = 0;
+      synchronized (attempt) {
+        for (SchedulerRequestKey key : attempt.getSchedulerKeys()) {
+          PendingAsk ask = attempt.getPendingAsk(key, ResourceRequest.ANY);
+          amMb += ask.getCount() * ask.getPerAllocationResource().getMemorySize();
+        }
+      }
+      if (r.getValue() == null && amMb > 0
+          && node.getTotalResource().getMemorySize() - runningAmMb - reserved - amMb >= slotMb) {
+        r.setValue(node.getNodeID());
+      }
+      if (node.getNodeID().equals(r.getValue())) {
+        reserved += amMb;
+      }
+    }
+    return reserved;
   }
 
   /** Tells the engine a node's task capacity when it changed (AMs started or ended, resize). */
@@ -677,6 +728,7 @@ public class CircumflexScheduler extends AbstractYarnScheduler<FifoAppAttempt, F
           RMContainerEventType.KILL);
     }
     nodeTracker.removeNode(rmNode.getNodeID());
+    amReservations.replaceAll((attempt, reservedOn) -> rmNode.getNodeID().equals(reservedOn) ? null : reservedOn);
     engineCapacity.remove(rmNode.getNodeID());
     Integer id = engineNodes.remove(rmNode.getNodeID());
     if (id != null) {
@@ -809,6 +861,9 @@ public class CircumflexScheduler extends AbstractYarnScheduler<FifoAppAttempt, F
       attempt.transferStateFromPreviousAttempt(application.getCurrentAppAttempt());
     }
     application.setCurrentAppAttempt(attempt);
+    if (!application.isUnmanagedAM()) {
+      amReservations.put(attemptId, null);
+    }
     metrics.submitAppAttempt(application.getUser(), application.isUnmanagedAM());
     if (!recovering) {
       rmContext.getDispatcher().getEventHandler()
