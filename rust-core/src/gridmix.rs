@@ -558,18 +558,21 @@ fn app_key(rest: &str) -> Option<String> {
 /// leaving SCHEDULED (AM container) and entering RUNNING (AM registered), and task containers
 /// (`_000002` on) going from NEW to ALLOCATED. Times are of the day; runs do not cross midnight.
 pub fn parse_timelines(log: &str) -> Vec<RunTimelines> {
-    let mut runs: Vec<(String, BTreeMap<String, AppEvents>)> = Vec::new();
+    let mut runs: Vec<(String, String, BTreeMap<String, AppEvents>)> = Vec::new();
     let mut in_run = false;
     for line in log.lines() {
         if let Some(pos) = line.find("MiniMRYarnCluster: mkdir: ").and_then(|_| line.find("/gridmix-work/")) {
-            let name = line[pos + "/gridmix-work/".len()..].split('/').next().unwrap_or_default();
+            let path = &line[pos + "/gridmix-work/".len()..];
+            let name = path.split('/').next().unwrap_or_default();
+            // A cluster instance is `<name>/<name>/yarn-<n>`: a repeated replay under the same name is a new run.
+            let instance = path.split('/').find(|p| p.starts_with("yarn-")).unwrap_or_default();
             in_run = !name.is_empty() && name != "record";
-            if in_run && runs.last().map_or(true, |(r, _)| r != name) {
-                runs.push((name.to_string(), BTreeMap::new()));
+            if in_run && runs.last().map_or(true, |(r, i, _)| r != name || i != instance) {
+                runs.push((name.to_string(), instance.to_string(), BTreeMap::new()));
             }
             continue;
         }
-        let (true, Some(now), Some((_, apps))) = (in_run, line_seconds(line), runs.last_mut()) else { continue };
+        let (true, Some(now), Some((_, _, apps))) = (in_run, line_seconds(line), runs.last_mut()) else { continue };
         if let Some(i) = line.find("RMAppImpl: application_") {
             let Some(key) = app_key(&line[i + "RMAppImpl: application_".len()..]) else { continue };
             let ev = apps.entry(key).or_default();
@@ -600,7 +603,7 @@ pub fn parse_timelines(log: &str) -> Vec<RunTimelines> {
         }
     }
     runs.into_iter()
-        .map(|(run, apps)| RunTimelines {
+        .map(|(run, _, apps)| RunTimelines {
             run,
             apps: apps
                 .into_iter()
@@ -798,9 +801,16 @@ mod tests {
 10:00:11,000 INFO  [d] RMContainerImpl: container_9_0001_01_000003 Container Transitioned from NEW to ALLOCATED\n\
 10:00:20,000 INFO  [d] RMAppImpl: application_9_0001 State change from RUNNING to FINAL_SAVING on event = ATTEMPT_UNREGISTERED\n\
 10:00:20,100 INFO  [d] RMAppImpl: application_9_0001 State change from FINAL_SAVING to FINISHED on event = APP_UPDATE_SAVED\n\
-10:00:21,000 INFO  [d] RMAppImpl: application_9_0002 State change from SUBMITTED to ACCEPTED on event = APP_ACCEPTED\n";
+10:00:21,000 INFO  [d] RMAppImpl: application_9_0002 State change from SUBMITTED to ACCEPTED on event = APP_ACCEPTED\n\
+10:01:00,000 INFO  [main] MiniMRYarnCluster: mkdir: file:/x/gridmix-work/swim-circumflex-flex/swim-circumflex-flex/yarn-2/a\n\
+10:01:01,000 INFO  [d] RMAppImpl: application_10_0001 State change from SUBMITTED to ACCEPTED on event = APP_ACCEPTED\n\
+10:01:01,500 INFO  [d] RMAppAttemptImpl: appattempt_10_0001_000001 State change from SCHEDULED to ALLOCATED on event = X\n\
+10:01:02,000 INFO  [d] RMAppAttemptImpl: appattempt_10_0001_000001 State change from LAUNCHED to RUNNING on event = X\n\
+10:01:03,000 INFO  [d] RMContainerImpl: container_10_0001_01_000002 Container Transitioned from NEW to ALLOCATED\n\
+10:01:09,000 INFO  [d] RMAppImpl: application_10_0001 State change from RUNNING to FINAL_SAVING on event = X\n";
         let runs = parse_timelines(log);
-        assert_eq!(runs.len(), 1, "the recording cluster and the unfinished app are left out");
+        assert_eq!(runs.len(), 2, "the recording cluster and the unfinished app are left out; a repeat is a new run");
+        assert_eq!((runs[1].run.as_str(), runs[1].apps[0].response_s), ("swim-circumflex-flex", 8.0));
         assert_eq!(runs[0].run, "swim-circumflex-flex");
         let a = &runs[0].apps[0];
         assert_eq!(a.app, "9_0001");
