@@ -18,9 +18,17 @@
 //! no job is under target, spare slots go to runnable jobs in plan order (work conservation).
 //! Map slots obey delay scheduling: a job may skip `node_locality_delay` offers waiting for a
 //! node-local slot, then `rack_locality_delay` more for rack-local, before taking any slot.
+//! A restricted offer is one choice for up to the job's deficit (target − running; in the spare pass,
+//! its pending tasks) that spends no budget: the host takes as many as are local on this node, and
+//! the choices after it are the fallbacks. (One task per restricted offer gave a job whose asks are
+//! local everywhere, as YARN asks without hosts are, one container per heartbeat and handed the rest
+//! of the node to lower-ranked jobs: the Gridmix FLEX defect in `docs/evaluation.md`.)
 //! A plan may replace that rule per job ([`Plan::locality_waits`], the Adaptive Scheduler's data
 //! affinity): such a job's map tasks each wait at most its own number of offers for a node-local
 //! slot, then take any; every launch starts the next task's count from zero.
+//!
+//! A heartbeat never offers more than the node's capacity minus its running tasks (hosts reserve room
+//! for non-task containers, such as a waiting YARN AM, by lowering the capacity).
 //!
 //! **Hardware affinity** (the Adaptive Scheduler's accelerated pool): a node is accelerated when its
 //! host name is listed in `circumflex.adaptive.accelerated.hosts` at [`Engine::add_node`] (or the host
@@ -755,6 +763,11 @@ impl Engine {
         self.stats.node_updates += 1;
         self.choices.clear();
         self.touched.clear();
+        // Never offer more than the node's capacity minus its running tasks, whatever the host's
+        // free count says: a host holds capacity back this way (the YARN shim reserves a waiting
+        // AM's memory by lowering the node's capacity, so freed task slots are not refilled first).
+        let n = &self.nodes[node.0 as usize];
+        let free = [0, 1].map(|s| free[s].min(n.capacity[s].saturating_sub(n.running[s])));
         if let AssignmentRule::StrictPriority { cap_at_target, reserve_reduces } = self.plan.rule {
             self.strict_priority_choices(free, cap_at_target, reserve_reduces);
             return Ok(&self.choices);
@@ -772,7 +785,8 @@ impl Engine {
             self.accelerated_choices(&mut budget, shared, max_choices);
         }
 
-        // Pass 1: under-allocated entries, most under-allocated first, one slot at a time.
+        // Pass 1: under-allocated entries, most under-allocated first, one slot at a time (a restricted
+        // offer: up to the job's deficit at once, see below).
         while self.choices.len() < max_choices && budget.iter().any(|&b| b > 0) {
             let Some(entry) = self.first_under_with_budget(&budget) else { break };
             let (_, rank, ph, jid) = entry;
@@ -798,7 +812,16 @@ impl Engine {
             let running = j.phase(phase).running + already + 1;
             let target = sched.target[phase.idx()];
             let pending_left = j.phase(phase).pending.saturating_sub(already + 1);
-            self.push_choice(job, phase, locality);
+            if locality == Locality::Any {
+                self.push_choice(job, phase, locality);
+            } else {
+                // A restricted offer takes as many tasks as are local here, up to the job's deficit:
+                // one per heartbeat would leave the rest of the node to lower-ranked jobs (or idle)
+                // whenever the job's tasks are local here (YARN asks without hosts always are).
+                let node_free = if shared { free[0] } else { free[phase.idx()] };
+                let deficit = target.saturating_sub(running - 1).min(pending_left + 1).min(node_free);
+                self.push_choice_n(job, phase, deficit.max(1), locality);
+            }
             if locality == Locality::Any {
                 Self::spend(&mut budget, shared, phase);
                 if running < target && pending_left > 0 {
@@ -842,7 +865,8 @@ impl Engine {
                     // Already offered at restricted locality in pass 1: one skip per heartbeat.
                     continue;
                 }
-                let count = if locality == Locality::Any { (pending - already).min(budget[b]) } else { 1 };
+                // Restricted: as many as may be local here; the budget stays for the fallbacks.
+                let count = (pending - already).min(if locality == Locality::Any { budget[b] } else { free[b] });
                 self.push_choice_n(job, phase, count, locality);
                 if locality == Locality::Any {
                     for _ in 0..count {
@@ -1169,7 +1193,8 @@ mod tests {
             ..EngineConfig::default()
         };
         let mut e = Engine::new(cfg).unwrap();
-        let n = e.add_node("h1", "/r1", 1, 0);
+        // Two slots: after the launch below one is still free (the engine offers at most capacity - running).
+        let n = e.add_node("h1", "/r1", 2, 0);
         let a = e.submit(JobSpec::new(0, 5, 0), 0).unwrap().0;
         let loc = |e: &mut Engine| e.node_update(n, [1, 0], 0).unwrap()[0].locality;
         assert_eq!(loc(&mut e), Locality::Node);
@@ -1245,6 +1270,23 @@ mod tests {
         assert_eq!(e.live_job_count(), 0);
         assert_eq!(e.job_status(id), Some(JobStatus::Rejected));
         assert_eq!(e.recent_jobs().last().map(|j| j.status), Some(JobStatus::Rejected));
+    }
+
+    #[test]
+    fn offers_never_exceed_capacity_minus_running() {
+        let mut e = engine("fifo", PoolMode::Shared);
+        let n = e.add_node("h9", "/r1", 3, 0);
+        let a = e.submit(JobSpec::new(0, 10, 0), 0).unwrap().0;
+        e.tick(0);
+        let offered = |e: &mut Engine| -> u32 {
+            e.node_update(n, [8, 0], 0).unwrap().iter().filter(|c| c.locality == Locality::Any).map(|c| c.count).sum()
+        };
+        assert_eq!(offered(&mut e), 3, "the host said 8 free; the node holds 3");
+        e.task_started(a, Phase::Map, n, Locality::Any, 0).unwrap();
+        assert_eq!(offered(&mut e), 2);
+        // A host reserving room (a waiting YARN AM) lowers the capacity: nothing is offered.
+        e.set_node_capacity(n, 1, 0).unwrap();
+        assert!(e.node_update(n, [8, 0], 0).unwrap().is_empty());
     }
 
     #[test]

@@ -17,6 +17,10 @@
 //! - Rumen fields: one successful attempt per task; a reduce's `shuffleFinished` and `sortFinished` equal
 //!   its start, so Gridmix's sleep reducer (which sleeps merge + reduce time) sleeps the whole duration.
 //!
+//! 3. **Timelines** ([`parse_timelines`], [`timelines_markdown`]): where each job's response time went,
+//!    from the ResourceManager's own INFO lines in the harness's Hadoop log (every scheduler writes them
+//!    alike): AM placement, AM start-up, the first task's wait for a container, the rest.
+//!
 //! Report decisions: response time = finish − submission, as the ResourceManager recorded them.
 //! A job's **ideal time** is a lower bound on its run alone on `slots` task slots with no overhead:
 //! `max(longest map, map work / slots) + max(longest reduce, reduce work / slots)`; **stretch** =
@@ -494,6 +498,164 @@ pub fn write_report(dir: &Path, title: &str, slots: u32, baseline: &str) -> Resu
     Ok(md)
 }
 
+/// Where one application's response time went (seconds), from the ResourceManager's log lines.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AppTimeline {
+    /// `<cluster timestamp>_<sequence>` of the application id.
+    pub app: String,
+    /// Accepted → AM container allocated (AM placement).
+    pub am_wait_s: f64,
+    /// AM container → attempt RUNNING (AM JVM start-up and registration).
+    pub am_start_s: f64,
+    /// Attempt RUNNING → first task container allocated (the first task's wait for a slot).
+    pub first_task_wait_s: f64,
+    /// First task container → application finished.
+    pub rest_s: f64,
+    /// Accepted → finished.
+    pub response_s: f64,
+    /// Task containers allocated (AM excluded).
+    pub task_containers: u32,
+}
+
+/// The timelines of one replay (one mini cluster), named by its work directory (`<trace>-<scheduler>`).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RunTimelines {
+    /// The run's name.
+    pub run: String,
+    /// Applications in id order; those missing an event (a run cut short) are left out.
+    pub apps: Vec<AppTimeline>,
+}
+
+#[derive(Default)]
+struct AppEvents {
+    accepted: Option<f64>,
+    am: Option<f64>,
+    registered: Option<f64>,
+    first_task: Option<f64>,
+    finished: Option<f64>,
+    tasks: u32,
+}
+
+/// Seconds of the day of a log line starting `HH:MM:SS,mmm`.
+fn line_seconds(line: &str) -> Option<f64> {
+    let t = line.get(..12)?;
+    let (h, m, s, ms) = (t.get(0..2)?, t.get(3..5)?, t.get(6..8)?, t.get(9..12)?);
+    let n = |x: &str| x.parse::<u32>().ok().map(f64::from);
+    Some(n(h)? * 3600.0 + n(m)? * 60.0 + n(s)? + n(ms)? / 1000.0)
+}
+
+/// `<cluster>_<seq>` from the text right after an `application_`, `appattempt_` or `container_` prefix.
+fn app_key(rest: &str) -> Option<String> {
+    let mut parts = rest.split(|c: char| c == '_' || c.is_whitespace());
+    let cluster = parts.next().filter(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))?;
+    let seq = parts.next().filter(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))?;
+    Some(format!("{cluster}_{seq}"))
+}
+
+/// Reads the harness's Hadoop log (`integration-tests/gridmix/build/gridmix-logs/hadoop.log`): a run
+/// starts at MiniMRYarnCluster's `mkdir: .../gridmix-work/<run>/` line (the recording cluster,
+/// `record`, is skipped); events are `RMAppImpl` ACCEPTED and FINISHED (or FINAL_SAVING), the attempt
+/// leaving SCHEDULED (AM container) and entering RUNNING (AM registered), and task containers
+/// (`_000002` on) going from NEW to ALLOCATED. Times are of the day; runs do not cross midnight.
+pub fn parse_timelines(log: &str) -> Vec<RunTimelines> {
+    let mut runs: Vec<(String, String, BTreeMap<String, AppEvents>)> = Vec::new();
+    let mut in_run = false;
+    for line in log.lines() {
+        if let Some(pos) = line.find("MiniMRYarnCluster: mkdir: ").and_then(|_| line.find("/gridmix-work/")) {
+            let path = &line[pos + "/gridmix-work/".len()..];
+            let name = path.split('/').next().unwrap_or_default();
+            // A cluster instance is `<name>/<name>/yarn-<n>`: a repeated replay under the same name is a new run.
+            let instance = path.split('/').find(|p| p.starts_with("yarn-")).unwrap_or_default();
+            in_run = !name.is_empty() && name != "record";
+            if in_run && runs.last().map_or(true, |(r, i, _)| r != name || i != instance) {
+                runs.push((name.to_string(), instance.to_string(), BTreeMap::new()));
+            }
+            continue;
+        }
+        let (true, Some(now), Some((_, _, apps))) = (in_run, line_seconds(line), runs.last_mut()) else { continue };
+        if let Some(i) = line.find("RMAppImpl: application_") {
+            let Some(key) = app_key(&line[i + "RMAppImpl: application_".len()..]) else { continue };
+            let ev = apps.entry(key).or_default();
+            if line.contains("to ACCEPTED on") {
+                ev.accepted.get_or_insert(now);
+            } else if line.contains("to FINAL_SAVING on") || line.contains("to FINISHED on") {
+                ev.finished.get_or_insert(now);
+            }
+        } else if let Some(i) = line.find("RMAppAttemptImpl: appattempt_") {
+            let Some(key) = app_key(&line[i + "RMAppAttemptImpl: appattempt_".len()..]) else { continue };
+            let ev = apps.entry(key).or_default();
+            if line.contains("State change from SCHEDULED to") {
+                ev.am.get_or_insert(now);
+            } else if line.contains("to RUNNING on") {
+                ev.registered.get_or_insert(now);
+            }
+        } else if line.contains("Container Transitioned from NEW to ALLOCATED") {
+            let Some(i) = line.find("container_") else { continue };
+            let rest = &line[i + "container_".len()..];
+            let Some(key) = app_key(rest) else { continue };
+            // container_<cluster>_<seq>_<attempt>_<number>: number 1 is the AM.
+            let number = rest.split_whitespace().next().and_then(|id| id.rsplit('_').next());
+            if number.and_then(|n| n.parse::<u64>().ok()).is_some_and(|n| n > 1) {
+                let ev = apps.entry(key).or_default();
+                ev.first_task.get_or_insert(now);
+                ev.tasks += 1;
+            }
+        }
+    }
+    runs.into_iter()
+        .map(|(run, _, apps)| RunTimelines {
+            run,
+            apps: apps
+                .into_iter()
+                .filter_map(|(app, e)| {
+                    let (a, m, r, f, d) = (e.accepted?, e.am?, e.registered?, e.first_task?, e.finished?);
+                    Some(AppTimeline {
+                        app,
+                        am_wait_s: m - a,
+                        am_start_s: r - m,
+                        first_task_wait_s: f - r,
+                        rest_s: d - f,
+                        response_s: d - a,
+                        task_containers: e.tasks,
+                    })
+                })
+                .collect(),
+        })
+        .filter(|r| !r.apps.is_empty())
+        .collect()
+}
+
+/// One markdown table per run (with a mean row) of [`parse_timelines`]' output.
+pub fn timelines_markdown(runs: &[RunTimelines]) -> String {
+    let mut md = String::new();
+    for r in runs {
+        let _ = writeln!(md, "## {}\n", r.run);
+        md.push_str("| app | AM wait (s) | AM start-up (s) | first task wait (s) | rest (s) | response (s) | task containers |\n");
+        md.push_str("|---|---|---|---|---|---|---|\n");
+        let mut sum = [0.0; 5];
+        for a in &r.apps {
+            let v = [a.am_wait_s, a.am_start_s, a.first_task_wait_s, a.rest_s, a.response_s];
+            sum.iter_mut().zip(v).for_each(|(s, x)| *s += x);
+            let _ = writeln!(
+                md,
+                "| {} | {:.1} | {:.1} | {:.1} | {:.1} | {:.1} | {} |",
+                a.app, v[0], v[1], v[2], v[3], v[4], a.task_containers
+            );
+        }
+        let n = r.apps.len() as f64;
+        let _ = writeln!(
+            md,
+            "| mean | {:.1} | {:.1} | {:.1} | {:.1} | {:.1} | |\n",
+            sum[0] / n,
+            sum[1] / n,
+            sum[2] / n,
+            sum[3] / n,
+            sum[4] / n
+        );
+    }
+    md
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -623,5 +785,42 @@ mod tests {
         assert!(err.contains("jobs-x.csv") && err.contains("maps") && err.contains("notanumber"), "{err}");
         let err = parse_csv("header\n1,2,3\n", "f.csv").unwrap_err().to_string();
         assert!(err.contains("columns"), "{err}");
+    }
+
+    #[test]
+    fn timelines_split_each_response_into_am_and_task_phases() {
+        let log = "\
+10:00:00,000 INFO  [main] MiniMRYarnCluster: mkdir: file:/x/gridmix-work/record/record/yarn-1/apps\n\
+10:00:00,500 INFO  [d] RMAppImpl: application_7_0001 State change from SUBMITTED to ACCEPTED on event = APP_ACCEPTED\n\
+10:00:01,000 INFO  [main] MiniMRYarnCluster: mkdir: file:/x/gridmix-work/swim-circumflex-flex/swim-circumflex-flex/y\n\
+10:00:02,000 INFO  [d] RMAppImpl: application_9_0001 State change from SUBMITTED to ACCEPTED on event = APP_ACCEPTED\n\
+10:00:02,250 INFO  [d] RMAppAttemptImpl: appattempt_9_0001_000001 State change from SCHEDULED to ALLOCATED_SAVING on event = CONTAINER_ALLOCATED\n\
+10:00:02,300 INFO  [d] RMContainerImpl: container_9_0001_01_000001 Container Transitioned from NEW to ALLOCATED\n\
+10:00:08,250 INFO  [d] RMAppAttemptImpl: appattempt_9_0001_000001 State change from LAUNCHED to RUNNING on event = REGISTERED\n\
+10:00:10,250 INFO  [d] RMContainerImpl: container_9_0001_01_000002 Container Transitioned from NEW to ALLOCATED\n\
+10:00:11,000 INFO  [d] RMContainerImpl: container_9_0001_01_000003 Container Transitioned from NEW to ALLOCATED\n\
+10:00:20,000 INFO  [d] RMAppImpl: application_9_0001 State change from RUNNING to FINAL_SAVING on event = ATTEMPT_UNREGISTERED\n\
+10:00:20,100 INFO  [d] RMAppImpl: application_9_0001 State change from FINAL_SAVING to FINISHED on event = APP_UPDATE_SAVED\n\
+10:00:21,000 INFO  [d] RMAppImpl: application_9_0002 State change from SUBMITTED to ACCEPTED on event = APP_ACCEPTED\n\
+10:01:00,000 INFO  [main] MiniMRYarnCluster: mkdir: file:/x/gridmix-work/swim-circumflex-flex/swim-circumflex-flex/yarn-2/a\n\
+10:01:01,000 INFO  [d] RMAppImpl: application_10_0001 State change from SUBMITTED to ACCEPTED on event = APP_ACCEPTED\n\
+10:01:01,500 INFO  [d] RMAppAttemptImpl: appattempt_10_0001_000001 State change from SCHEDULED to ALLOCATED on event = X\n\
+10:01:02,000 INFO  [d] RMAppAttemptImpl: appattempt_10_0001_000001 State change from LAUNCHED to RUNNING on event = X\n\
+10:01:03,000 INFO  [d] RMContainerImpl: container_10_0001_01_000002 Container Transitioned from NEW to ALLOCATED\n\
+10:01:09,000 INFO  [d] RMAppImpl: application_10_0001 State change from RUNNING to FINAL_SAVING on event = X\n";
+        let runs = parse_timelines(log);
+        assert_eq!(runs.len(), 2, "the recording cluster and the unfinished app are left out; a repeat is a new run");
+        assert_eq!((runs[1].run.as_str(), runs[1].apps[0].response_s), ("swim-circumflex-flex", 8.0));
+        assert_eq!(runs[0].run, "swim-circumflex-flex");
+        let a = &runs[0].apps[0];
+        assert_eq!(a.app, "9_0001");
+        let got = [a.am_wait_s, a.am_start_s, a.first_task_wait_s, a.rest_s, a.response_s];
+        for (g, want) in got.iter().zip([0.25, 6.0, 2.0, 9.75, 18.0]) {
+            assert!((g - want).abs() < 1e-9, "{got:?}");
+        }
+        assert_eq!(a.task_containers, 2);
+        let md = timelines_markdown(&runs);
+        assert!(md.contains("| 9_0001 | 0.2 | 6.0 | 2.0 | 9.8 | 18.0 | 2 |"), "{md}");
+        assert!(md.contains("| mean | 0.2 | 6.0 | 2.0 | 9.8 | 18.0 | |"), "{md}");
     }
 }

@@ -97,6 +97,15 @@ enum Command {
         #[arg(long, default_value = "hadoop-fair")]
         baseline: String,
     },
+    /// Per-job timelines (AM placement, AM start-up, first task's wait, rest) of every Gridmix replay in the
+    /// harness's Hadoop log (integration-tests/gridmix/build/gridmix-logs/hadoop.log), as markdown tables
+    GridmixTimelines {
+        /// The Hadoop log.
+        log: PathBuf,
+        /// Only runs whose name (<trace>-<scheduler>) contains this.
+        #[arg(long, default_value = "")]
+        run: String,
+    },
 }
 
 /// Paper reproductions.
@@ -656,6 +665,12 @@ fn main_result() -> Result<()> {
                 );
                 print!("{}", circumflex::gridmix::write_report(&dir, &title, slots, &baseline)?);
             }
+        }
+        Command::GridmixTimelines { log, run } => {
+            let text = std::fs::read_to_string(&log).map_err(|e| circumflex::error::Error::io(&log, &e))?;
+            let runs: Vec<_> =
+                circumflex::gridmix::parse_timelines(&text).into_iter().filter(|r| r.run.contains(&run)).collect();
+            print!("{}", circumflex::gridmix::timelines_markdown(&runs));
         }
     }
     Ok(())

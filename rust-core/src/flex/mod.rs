@@ -531,6 +531,46 @@ mod tests {
         assert_eq!(launched, [0, 2, 4], "every slot went where the FLEX targets said");
     }
 
+    /// The Gridmix defect (docs/evaluation.md, "Why FLEX lost to circumflex-fair"): on YARN every
+    /// MapReduce ask without a preferred host counts as node-local on any node, so the shim launches
+    /// a job's tasks from a restricted-locality choice and reports them node-local. With the default
+    /// delay scheduling the job's next offer is restricted again. FLEX's first job must still get
+    /// every free slot of a heartbeat up to its target, not one per heartbeat with the rest spilling
+    /// to the large job in the work-conserving pass (where 18 s tasks then block the small jobs).
+    #[test]
+    fn the_first_job_gets_every_free_slot_when_its_asks_run_anywhere() {
+        let cfg = EngineConfig { policy: "flex".into(), pool_mode: PoolMode::Shared, ..EngineConfig::default() };
+        let mut e = Engine::new(cfg).unwrap();
+        let n = e.add_node("localhost", "/default-rack", 8, 0);
+        let big = e.submit(JobSpec::new(0, 12, 0), 0).unwrap().0;
+        let small = e.submit(JobSpec::new(1, 7, 0), 1).unwrap().0;
+        e.tick(2);
+        assert_eq!(e.plan().entries[0].job, small, "fewest tasks first (avg response time)");
+        assert_eq!(e.plan().entry(small).unwrap().target[0], 7);
+        // The host walks the choices in order and can place every ask here (placement-free asks).
+        let mut launched = [0u32; 2];
+        for heartbeat in 0..4 {
+            let free = 8 - launched[0] - launched[1];
+            if free == 0 {
+                break;
+            }
+            let choices: Vec<Choice> = e.node_update(n, [free, 0], 3 + heartbeat).unwrap().to_vec();
+            let mut left = free;
+            for c in choices {
+                let job = c.job.0 as usize;
+                let pending = [12, 7][job] - launched[job];
+                let k = c.count.min(left).min(pending);
+                for _ in 0..k {
+                    e.task_started(c.job, Phase::Map, n, Locality::Node, 3 + heartbeat).unwrap();
+                }
+                launched[job] += k;
+                left -= k;
+            }
+        }
+        assert_eq!(launched[small.0 as usize], 7, "the small job takes its whole target: {launched:?}");
+        assert_eq!(launched[big.0 as usize], 1, "the big job only the spare slot: {launched:?}");
+    }
+
     fn spec_strategy() -> impl Strategy<Value = JobSpec> {
         (0i64..5000, 1u32..30, 0u32..6, 1u32..5, 0u32..4, prop::option::of(1u32..12), prop::option::of(0i64..60_000))
             .prop_map(|(submit, maps, reduces, weight, min, max, deadline)| {

@@ -121,7 +121,9 @@ import org.slf4j.LoggerFactory;
  *       and the asks do the rest.</li>
  *   <li><b>AM containers</b> are allocated before any task, in application arrival order, outside
  *       the policy: an application without its AM has no tasks to schedule, and delaying AMs only
- *       delays every policy's decisions. They are not tasks and are not reported to the engine.</li>
+ *       delays every policy's decisions. They are not tasks and are not reported to the engine. An
+ *       AM that does not fit reserves its memory on one node: that node's engine capacity drops by it,
+ *       so freed task slots are held for the AM instead of being refilled one by one.</li>
  *   <li><b>Locality.</b> For each choice the shim takes node-local asks first, then rack-local if
  *       the choice allows rack, then off-switch if it allows any. An ask with no node or rack names
  *       can run anywhere and counts as node-local (it has no better place to wait for).</li>
@@ -199,6 +201,15 @@ public class CircumflexScheduler extends AbstractYarnScheduler<FifoAppAttempt, F
    * of an idle heartbeat). A node that re-registers is a new object, so an entry never goes stale.
    */
   private final Map<FiCaSchedulerNode, Integer> engineNodeOfNode = new IdentityHashMap<>();
+  /**
+   * AM reservations: an attempt waiting for its AM container that did not fit on the first node that
+   * could ever hold it reserves the AM's memory there until the AM is placed or the attempt ends.
+   * Without it every freed task slot was refilled at once and a 512 MB AM waited for two 256 MB slots
+   * to free in the same heartbeat (30 s in the Gridmix evaluation); YARN's own schedulers reserve too.
+   */
+  private final Map<ApplicationAttemptId, AmReservation> amReservations = new HashMap<>();
+  /** Memory reserved for waiting AMs on each node (MB), the sum of {@link #amReservations} there. */
+  private final Map<org.apache.hadoop.yarn.api.records.NodeId, Long> reservedAmMbOnNode = new HashMap<>();
   /** Whether used resources changed since the queue's available resources were last published. */
   private boolean availableStale = true;
   private long fallbackAllocations;
@@ -650,9 +661,12 @@ public class CircumflexScheduler extends AbstractYarnScheduler<FifoAppAttempt, F
     }
   }
 
-  /** Task slots of a node: its memory minus what AM containers hold, in minimum allocations. */
+  /**
+   * Task slots of a node: its memory minus what AM containers hold and what waiting AMs reserved on it,
+   * in minimum allocations. The engine never offers more than this minus its running tasks.
+   */
   private int taskSlotsOf(FiCaSchedulerNode node) {
-    long amMb = amMbOnNode.getOrDefault(node.getNodeID(), 0L);
+    long amMb = amMbOnNode.getOrDefault(node.getNodeID(), 0L) + reservedAmMbOnNode.getOrDefault(node.getNodeID(), 0L);
     return (int) Math.max(0, Math.min(Integer.MAX_VALUE, (node.getTotalResource().getMemorySize() - amMb) / slotMb));
   }
 
@@ -693,6 +707,7 @@ public class CircumflexScheduler extends AbstractYarnScheduler<FifoAppAttempt, F
     }
     nodeTracker.removeNode(rmNode.getNodeID());
     engineNodeOfNode.remove(node);
+    releaseReservationsOn(rmNode.getNodeID());
     engineCapacity.remove(rmNode.getNodeID());
     Integer id = engineNodes.remove(rmNode.getNodeID());
     if (id != null) {
@@ -849,6 +864,7 @@ public class CircumflexScheduler extends AbstractYarnScheduler<FifoAppAttempt, F
           RMContainerEventType.KILL);
     }
     attempt.stop(finalState);
+    releaseReservation(attemptId);
   }
 
   // ----- allocate (IPC threads) -----------------------------------------------------------------
@@ -977,6 +993,7 @@ public class CircumflexScheduler extends AbstractYarnScheduler<FifoAppAttempt, F
   }
 
   private void amContainerStarted(ContainerId id, org.apache.hadoop.yarn.api.records.NodeId nodeId, long mb) {
+    releaseReservation(id.getApplicationAttemptId());
     if (amContainers.put(id, nodeId) == null) {
       amMbOnNode.merge(nodeId, mb, Long::sum);
       capacityChanged.add(nodeId);
@@ -1011,6 +1028,7 @@ public class CircumflexScheduler extends AbstractYarnScheduler<FifoAppAttempt, F
       FifoAppAttempt attempt = waiting.next();
       if (attempt.isStopped() || !attempt.isWaitingForAMContainer()) {
         waiting.remove();
+        releaseReservation(attempt.getApplicationAttemptId());
         continue;
       }
       if (LOG.isDebugEnabled()) {
@@ -1024,10 +1042,65 @@ public class CircumflexScheduler extends AbstractYarnScheduler<FifoAppAttempt, F
         for (SchedulerRequestKey key : attempt.getSchedulerKeys()) {
           assign(node, attempt, key, Integer.MAX_VALUE, NativeEngine.ANY, AM_CONTAINER, -1, 0L);
         }
+        if (attempt.isWaitingForAMContainer() && !amReservations.containsKey(attempt.getApplicationAttemptId())) {
+          reserveForAm(node, attempt);
+        }
       }
       if (!fits(node)) {
         return;
       }
+    }
+  }
+
+  /**
+   * Reserves the memory of {@code attempt}'s AM asks on {@code node}, if the node could ever hold it
+   * with one task slot left unreserved (so the running jobs can always finish: a node of nothing but AMs
+   * and reservations would deadlock). The node's engine capacity drops by it at the next sync.
+   */
+  private void reserveForAm(FiCaSchedulerNode node, FifoAppAttempt attempt) {
+    long amMb = 0;
+    for (SchedulerRequestKey key : attempt.getSchedulerKeys()) {
+      PendingAsk ask = attempt.getPendingAsk(key, ResourceRequest.ANY);
+      amMb += ask.getCount() * ask.getPerAllocationResource().getMemorySize();
+    }
+    org.apache.hadoop.yarn.api.records.NodeId nodeId = node.getNodeID();
+    long held = amMbOnNode.getOrDefault(nodeId, 0L) + reservedAmMbOnNode.getOrDefault(nodeId, 0L);
+    if (amMb > 0 && node.getTotalResource().getMemorySize() - held - amMb >= slotMb) {
+      amReservations.put(attempt.getApplicationAttemptId(), new AmReservation(nodeId, amMb));
+      reservedAmMbOnNode.merge(nodeId, amMb, Long::sum);
+      capacityChanged.add(nodeId);
+      LOG.debug("reserved {} MB on {} for the AM of {}", amMb, node.getNodeName(), attempt.getApplicationAttemptId());
+    }
+  }
+
+  /** Drops the AM reservation of {@code attemptId} (its AM was placed, or the attempt ended). */
+  private void releaseReservation(ApplicationAttemptId attemptId) {
+    AmReservation reservation = amReservations.remove(attemptId);
+    if (reservation != null) {
+      long left = reservedAmMbOnNode.getOrDefault(reservation.node, 0L) - reservation.mb;
+      if (left > 0) {
+        reservedAmMbOnNode.put(reservation.node, left);
+      } else {
+        reservedAmMbOnNode.remove(reservation.node);
+      }
+      capacityChanged.add(reservation.node);
+    }
+  }
+
+  /** Drops every AM reservation on a lost node; the waiting AMs reserve again elsewhere. */
+  private void releaseReservationsOn(org.apache.hadoop.yarn.api.records.NodeId nodeId) {
+    amReservations.values().removeIf(reservation -> reservation.node.equals(nodeId));
+    reservedAmMbOnNode.remove(nodeId);
+  }
+
+  /** Memory held on one node for a waiting AM. */
+  private static final class AmReservation {
+    final org.apache.hadoop.yarn.api.records.NodeId node;
+    final long mb;
+
+    AmReservation(org.apache.hadoop.yarn.api.records.NodeId node, long mb) {
+      this.node = node;
+      this.mb = mb;
     }
   }
 

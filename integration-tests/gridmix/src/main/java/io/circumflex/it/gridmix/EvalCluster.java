@@ -56,6 +56,9 @@ final class EvalCluster implements AutoCloseable {
     // the FairScheduler (which checks vcores when fitting) would stop at 8 containers on this node.
     conf.setInt(YarnConfiguration.NM_VCORES, 256);
     conf.setLong(YarnConfiguration.RM_NM_HEARTBEAT_INTERVAL_MS, 200);
+    // The shared build disk hovers near the NodeManager's default 90% limit (free space counts, not
+    // this run's use); once it crossed, the only node was UNHEALTHY for two minutes and every job queued.
+    conf.setFloat("yarn.nodemanager.disk-health-checker.max-disk-utilization-per-disk-percentage", 100.0f);
     conf.setInt("yarn.app.mapreduce.am.resource.mb", AM_MB);
     conf.set("yarn.app.mapreduce.am.command-opts", "-Xmx320m -XX:TieredStopAtLevel=1 -Xshare:auto");
     conf.setInt("yarn.app.mapreduce.am.scheduler.heartbeat.interval-ms", 200);

@@ -39,7 +39,9 @@ import org.apache.hadoop.util.ToolRunner;
  *
  * <p>Arguments: {@code --work DIR} (scratch), {@code --out DIR} (default {@code results/gridmix}),
  * {@code --traces recorded,swim}, {@code --swim-trace FILE}, {@code --schedulers a,b,...},
- * {@code --small} (the recorded trace with 3 jobs instead of 6).
+ * {@code --small} (the recorded trace with 3 jobs instead of 6), {@code --reuse-trace} (keep an existing
+ * {@code <out>/recorded/trace.json} instead of recording a new one, so that one scheduler per invocation,
+ * each under the machine lock, still replays the same recorded trace).
  */
 public final class GridmixEval {
   private GridmixEval() {}
@@ -57,14 +59,17 @@ public final class GridmixEval {
   public static void main(String[] args) throws Exception {
     Map<String, String> opts = new HashMap<>();
     boolean small = false;
+    boolean reuseTrace = false;
     for (int i = 0; i < args.length; i++) {
       if (args[i].equals("--small")) {
         small = true;
+      } else if (args[i].equals("--reuse-trace")) {
+        reuseTrace = true;
       } else if (args[i].startsWith("--") && i + 1 < args.length) {
         opts.put(args[i].substring(2), args[++i]);
       } else {
         throw new IllegalArgumentException("bad argument " + args[i]
-            + ": expected --work, --out, --traces, --swim-trace, --schedulers or --small");
+            + ": expected --work, --out, --traces, --swim-trace, --schedulers, --small or --reuse-trace");
       }
     }
     File work = new File(opts.getOrDefault("work", "build/gridmix-work")).getAbsoluteFile();
@@ -80,7 +85,11 @@ public final class GridmixEval {
       Files.createDirectories(traceDir.toPath());
       File traceFile = new File(traceDir, "trace.json");
       if (trace.equals("recorded")) {
-        record(work, traceFile, small ? 3 : RECORDED.length);
+        if (reuseTrace && traceFile.isFile()) {
+          System.out.println("== reusing the recorded trace " + traceFile);
+        } else {
+          record(work, traceFile, small ? 3 : RECORDED.length);
+        }
       } else if (trace.equals("swim")) {
         String given = opts.get("swim-trace");
         if (given == null) {
