@@ -666,7 +666,7 @@ public class CircumflexScheduler extends AbstractYarnScheduler<FifoAppAttempt, F
    * in minimum allocations. The engine never offers more than this minus its running tasks.
    */
   private int taskSlotsOf(FiCaSchedulerNode node) {
-    long amMb = amMbOnNode.getOrDefault(node.getNodeID(), 0L) + reservedAmMbOnNode.getOrDefault(node.getNodeID(), 0L);
+    long amMb = heldForAmsMb(node.getNodeID());
     return (int) Math.max(0, Math.min(Integer.MAX_VALUE, (node.getTotalResource().getMemorySize() - amMb) / slotMb));
   }
 
@@ -1003,14 +1003,20 @@ public class CircumflexScheduler extends AbstractYarnScheduler<FifoAppAttempt, F
   private void amContainerEnded(ContainerId id, long mb) {
     org.apache.hadoop.yarn.api.records.NodeId nodeId = amContainers.remove(id);
     if (nodeId != null) {
-      long left = amMbOnNode.getOrDefault(nodeId, 0L) - mb;
-      if (left > 0) {
-        amMbOnNode.put(nodeId, left);
-      } else {
-        amMbOnNode.remove(nodeId);
-      }
+      subtractMb(amMbOnNode, nodeId, mb);
       capacityChanged.add(nodeId);
     }
+  }
+
+  /** Memory on a node that tasks cannot use: running AM containers plus reservations for waiting AMs. */
+  private long heldForAmsMb(org.apache.hadoop.yarn.api.records.NodeId nodeId) {
+    return amMbOnNode.getOrDefault(nodeId, 0L) + reservedAmMbOnNode.getOrDefault(nodeId, 0L);
+  }
+
+  /** Lowers a per-node memory tally by {@code mb}, dropping the node's entry when nothing is left. */
+  private static void subtractMb(Map<org.apache.hadoop.yarn.api.records.NodeId, Long> perNode,
+      org.apache.hadoop.yarn.api.records.NodeId nodeId, long mb) {
+    perNode.computeIfPresent(nodeId, (node, held) -> held - mb > 0 ? held - mb : null);
   }
 
   private boolean fits(FiCaSchedulerNode node) {
@@ -1064,8 +1070,7 @@ public class CircumflexScheduler extends AbstractYarnScheduler<FifoAppAttempt, F
       amMb += ask.getCount() * ask.getPerAllocationResource().getMemorySize();
     }
     org.apache.hadoop.yarn.api.records.NodeId nodeId = node.getNodeID();
-    long held = amMbOnNode.getOrDefault(nodeId, 0L) + reservedAmMbOnNode.getOrDefault(nodeId, 0L);
-    if (amMb > 0 && node.getTotalResource().getMemorySize() - held - amMb >= slotMb) {
+    if (amMb > 0 && node.getTotalResource().getMemorySize() - heldForAmsMb(nodeId) - amMb >= slotMb) {
       amReservations.put(attempt.getApplicationAttemptId(), new AmReservation(nodeId, amMb));
       reservedAmMbOnNode.merge(nodeId, amMb, Long::sum);
       capacityChanged.add(nodeId);
@@ -1077,12 +1082,7 @@ public class CircumflexScheduler extends AbstractYarnScheduler<FifoAppAttempt, F
   private void releaseReservation(ApplicationAttemptId attemptId) {
     AmReservation reservation = amReservations.remove(attemptId);
     if (reservation != null) {
-      long left = reservedAmMbOnNode.getOrDefault(reservation.node, 0L) - reservation.mb;
-      if (left > 0) {
-        reservedAmMbOnNode.put(reservation.node, left);
-      } else {
-        reservedAmMbOnNode.remove(reservation.node);
-      }
+      subtractMb(reservedAmMbOnNode, reservation.node, reservation.mb);
       capacityChanged.add(reservation.node);
     }
   }
