@@ -8,7 +8,7 @@ GRADLE_FLAGS ?= --console=plain
 CARGO ?= cargo
 APT := $(shell command -v sudo >/dev/null 2>&1 && [ "$$(id -u)" != 0 ] && echo sudo) apt-get
 
-.PHONY: demo test setup rust-test java-test jar mrv1-replay ui-test sls jni-bench gridmix clean fuzz soak
+.PHONY: demo test setup rust-test java-test jar mrv1-replay ui-test sls jni-bench gridmix gridmix-loaded clean fuzz soak
 
 ## The main job: a small workload on an embedded MiniMRYarnCluster under fifo and fair; prints
 ## per-job response times and their mean per policy.
@@ -57,6 +57,23 @@ gridmix: setup
 	$(GRADLE) $(GRADLE_FLAGS) -q :integration-tests:gridmix:gridmix \
 	  -PgridmixArgs="--out $(abspath $(GRIDMIX_OUT)) --swim-trace $(abspath $(GRIDMIX_OUT))/swim/trace.json $(if $(SMALL),--small) $(GRIDMIX_ARGS)"
 	target/release/circumflex gridmix-report $$(ls $(GRIDMIX_OUT)/*/jobs-*.csv | xargs -n1 dirname | sort -u)
+
+## Gridmix in the loaded regime (docs/evaluation.md): one NodeManager with 8 task slots; the burst trace (eight
+## sleep jobs of 16..1 maps x 20 s recorded on the mini cluster) and SWIM jobs 406-421 with tasks x3 and arrivals
+## x0.1; 3 rounds, schedulers interleaved per round; report.md per round and over the rounds (95% intervals).
+## About 75 min. Options: make gridmix-loaded LOADED_OUT=build/loaded LOADED_ROUNDS=2 LOADED_ARGS="--traces burst"
+LOADED_OUT ?= results/gridmix-loaded
+LOADED_ROUNDS ?= 3
+LOADED_SCHEDULERS ?= circumflex-flex,hadoop-fair,hadoop-capacity
+gridmix-loaded: setup
+	$(CARGO) build --release -p circumflex-core --bin circumflex
+	mkdir -p $(LOADED_OUT)/swim
+	target/release/circumflex gridmix-trace --swim $(GRIDMIX_SWIM) --first-job 406 --jobs 16 --gap-scale 0.1 \
+	  --task-scale 3 --max-maps 16 --max-task-ms 90000 --out $(LOADED_OUT)/swim/trace.json
+	$(GRADLE) $(GRADLE_FLAGS) -q :integration-tests:gridmix:gridmix \
+	  -PgridmixArgs="--out $(abspath $(LOADED_OUT)) --swim-trace $(abspath $(LOADED_OUT))/swim/trace.json \
+	  --traces burst,swim --task-slots 8 --repeat $(LOADED_ROUNDS) --schedulers $(LOADED_SCHEDULERS) $(LOADED_ARGS)"
+	target/release/circumflex gridmix-report --slots 8 $$(ls -d $(LOADED_OUT)/burst $(LOADED_OUT)/swim 2>/dev/null)
 
 ## JNI micro-benchmark: NativeEngine.nodeUpdate round trip with 1,000 and 10,000 applications against an
 ## empty JNI call (docs/evaluation.md). Options: make jni-bench BENCH_ARGS="--apps 1000 --policies flex"

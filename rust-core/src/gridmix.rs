@@ -13,6 +13,8 @@
 //! - **Task counts** are capped: a job with more than `max_maps` maps gets `max_maps`, each running
 //!   `total map work / max_maps` (same for reduces), so a big job keeps its total work and stays big.
 //!   Jobs under the cap keep their own task durations.
+//! - **Task durations** are first multiplied by `task_scale` (1 by default; the loaded configuration
+//!   uses more, so that queueing rather than JVM start-up dominates a job's response).
 //! - Every task duration is then clamped to `[min_task_ms, max_task_ms]`.
 //! - Rumen fields: one successful attempt per task; a reduce's `shuffleFinished` and `sortFinished` equal
 //!   its start, so Gridmix's sleep reducer (which sleeps merge + reduce time) sleeps the whole duration.
@@ -54,6 +56,9 @@ pub struct Scaling {
     pub max_maps: u32,
     /// Most reduces per job.
     pub max_reduces: u32,
+    /// Factor on every task duration, applied before capping and clamping (> 1 makes tasks long
+    /// against the mini cluster's fixed JVM start-up, the loaded regime of `docs/evaluation.md`).
+    pub task_scale: f64,
     /// Shortest task, ms.
     pub min_task_ms: Time,
     /// Longest task, ms.
@@ -68,6 +73,7 @@ impl Default for Scaling {
             gap_scale: 0.25,
             max_maps: 12,
             max_reduces: 2,
+            task_scale: 1.0,
             min_task_ms: 2_000,
             max_task_ms: 60_000,
         }
@@ -82,6 +88,9 @@ impl Scaling {
         }
         if !(self.gap_scale.is_finite() && self.gap_scale >= 0.0) {
             return Err(Error::config("gridmix.gap_scale", self.gap_scale, "a finite number >= 0"));
+        }
+        if !(self.task_scale.is_finite() && self.task_scale > 0.0) {
+            return Err(Error::config("gridmix.task_scale", self.task_scale, "a finite number > 0"));
         }
         if self.max_maps == 0 {
             return Err(Error::config("gridmix.max_maps", self.max_maps, "at least 1"));
@@ -110,15 +119,17 @@ pub struct ScaledJob {
     pub reduce_ms: Vec<Time>,
 }
 
-/// Caps a phase at `cap` tasks keeping its total work, then clamps each duration.
+/// Scales a phase's durations by `task_scale`, caps it at `cap` tasks keeping its total work, then
+/// clamps each duration.
 fn cap_phase(durations: &[Time], cap: u32, s: &Scaling) -> Vec<Time> {
     let cap = cap as usize;
+    let durations: Vec<Time> = durations.iter().map(|&d| (d as f64 * s.task_scale).round() as Time).collect();
     let capped: Vec<Time> = if durations.len() > cap {
         let total: i64 = durations.iter().sum();
         let each = (total as f64 / cap as f64).round() as Time;
         vec![each; cap]
     } else {
-        durations.to_vec()
+        durations
     };
     capped.into_iter().map(|d| d.clamp(s.min_task_ms, s.max_task_ms)).collect()
 }
@@ -376,10 +387,9 @@ pub fn summarize(scheduler: &str, rows: &[JobRow], slots: u32) -> Summary {
     }
 }
 
-/// Reads every `jobs-<scheduler>.csv` in `dir`, writes `report.md`, `summary.csv`, `response.svg` and
-/// `response-cdf.svg` there, and returns the report text. Ratios are to `baseline` when it ran.
-pub fn write_report(dir: &Path, title: &str, slots: u32, baseline: &str) -> Result<String> {
-    let mut runs: BTreeMap<String, Vec<JobRow>> = BTreeMap::new();
+/// Every `jobs-<scheduler>.csv` in `dir`, rows in trace order, keyed by scheduler (empty if none).
+fn read_runs(dir: &Path) -> Result<BTreeMap<String, Vec<JobRow>>> {
+    let mut runs = BTreeMap::new();
     let entries = std::fs::read_dir(dir).map_err(|e| Error::io(dir, &e))?;
     for entry in entries {
         let path = entry.map_err(|e| Error::io(dir, &e))?.path();
@@ -391,11 +401,184 @@ pub fn write_report(dir: &Path, title: &str, slots: u32, baseline: &str) -> Resu
             runs.insert(scheduler.to_string(), rows);
         }
     }
+    Ok(runs)
+}
+
+/// The `run<k>` folders of a repeated evaluation (`--repeat`), in round order.
+pub fn repeat_rounds(dir: &Path) -> Result<Vec<std::path::PathBuf>> {
+    let mut rounds: Vec<(u32, std::path::PathBuf)> = Vec::new();
+    let entries = std::fs::read_dir(dir).map_err(|e| Error::io(dir, &e))?;
+    for entry in entries {
+        let path = entry.map_err(|e| Error::io(dir, &e))?.path();
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        if let Some(k) = name.strip_prefix("run").and_then(|k| k.parse::<u32>().ok()) {
+            if path.is_dir() {
+                rounds.push((k, path));
+            }
+        }
+    }
+    rounds.sort();
+    Ok(rounds.into_iter().map(|(_, p)| p).collect())
+}
+
+/// Two-sided 95% Student t quantile for `df` degrees of freedom (the normal 1.96 past 30).
+fn t95(df: usize) -> f64 {
+    const TABLE: [f64; 30] = [
+        12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
+        2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
+    ];
+    match df {
+        0 => f64::NAN,
+        d if d <= TABLE.len() => TABLE[d - 1],
+        _ => 1.96,
+    }
+}
+
+/// Mean and the half-width of its 95% confidence interval (NaN for fewer than two values).
+pub fn mean_ci95(values: &[f64]) -> (f64, f64) {
+    let n = values.len();
+    if n == 0 {
+        return (f64::NAN, f64::NAN);
+    }
+    let mean = values.iter().sum::<f64>() / n as f64;
+    if n < 2 {
+        return (mean, f64::NAN);
+    }
+    let var = values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
+    (mean, t95(n - 1) * (var / n as f64).sqrt())
+}
+
+/// Writes the per-round reports of a repeated evaluation (`dir/run<k>/report.md`) and, in `dir`, a
+/// `report.md` and `summary.csv` over the rounds: each scheduler's mean response time and makespan per
+/// round, their mean with a 95% confidence interval, and the ratio of mean response times to `baseline`
+/// paired by round (the schedulers of one round ran back to back, so a round's ratio cancels most of
+/// the machine's drift), with its own interval. Returns the report text.
+pub fn write_repeat_report(dir: &Path, title: &str, slots: u32, baseline: &str) -> Result<String> {
+    let rounds = repeat_rounds(dir)?;
+    if rounds.is_empty() {
+        return Err(Error::config("gridmix repeat folder", dir.display(), "a folder holding run<k>/ folders"));
+    }
+    // scheduler -> per round (mean RT, makespan); a scheduler missing from a round is left out of that round.
+    let mut per: BTreeMap<String, Vec<Option<Summary>>> = BTreeMap::new();
+    let mut jobs_mean: BTreeMap<String, Vec<Vec<f64>>> = BTreeMap::new();
+    let mut reference: Vec<JobRow> = Vec::new();
+    for (k, round) in rounds.iter().enumerate() {
+        let runs = read_runs(round)?;
+        if runs.is_empty() {
+            continue;
+        }
+        write_report(round, &format!("{title}, round {}", k + 1), slots, baseline)?;
+        for (scheduler, rows) in &runs {
+            let cell = per.entry(scheduler.clone()).or_insert_with(|| vec![None; rounds.len()]);
+            cell[k] = Some(summarize(scheduler, rows, slots));
+            let rts = jobs_mean.entry(scheduler.clone()).or_default();
+            for r in rows.iter().filter(|r| r.succeeded()) {
+                if rts.len() <= r.seq {
+                    rts.resize(r.seq + 1, Vec::new());
+                }
+                rts[r.seq].push(r.response_ms() as f64 / 1000.0);
+            }
+            if reference.len() < rows.len() {
+                reference = rows.clone();
+            }
+        }
+    }
+    let fmt_ci = |(m, h): (f64, f64)| if h.is_nan() { format!("{m:.2}") } else { format!("{m:.2} ± {h:.2}") };
+    let base_rounds = per.get(baseline).cloned().unwrap_or_default();
+    let mut md = String::new();
+    let _ = writeln!(md, "# {title}: {} rounds\n", rounds.len());
+    let _ = writeln!(
+        md,
+        "Each round replayed the trace once under every scheduler, back to back. Response time = finish − \
+         submission (ResourceManager times), seconds; ± is the half-width of a 95% Student t interval over \
+         the rounds. The ratio to `{baseline}` is taken per round (paired) and then averaged. Per-round \
+         tables: `run<k>/report.md`.\n"
+    );
+    let _ = writeln!(
+        md,
+        "| scheduler | rounds | mean RT per round (s) | mean RT (s) | makespan (s) | mean stretch | failed jobs | mean RT / {baseline} (paired) |"
+    );
+    let _ = writeln!(md, "|---|---|---|---|---|---|---|---|");
+    let mut csv = String::from(
+        "scheduler,rounds,mean_rt_s,mean_rt_ci95_s,makespan_s,makespan_ci95_s,mean_stretch,failed,ratio_to_baseline,ratio_ci95\n",
+    );
+    for (scheduler, cells) in &per {
+        let done: Vec<&Summary> = cells.iter().flatten().collect();
+        let rts: Vec<f64> = done.iter().map(|s| s.mean_rt_s).collect();
+        let makespans: Vec<f64> = done.iter().map(|s| s.makespan_s).collect();
+        let stretches: Vec<f64> = done.iter().map(|s| s.mean_stretch).collect();
+        let failed: usize = done.iter().map(|s| s.failed).sum();
+        let ratios: Vec<f64> = cells
+            .iter()
+            .zip(base_rounds.iter())
+            .filter_map(|(c, b)| match (c, b) {
+                (Some(c), Some(b)) if b.mean_rt_s > 0.0 => Some(c.mean_rt_s / b.mean_rt_s),
+                _ => None,
+            })
+            .collect();
+        let (rt, rt_h) = mean_ci95(&rts);
+        let (ms, ms_h) = mean_ci95(&makespans);
+        let (st, _) = mean_ci95(&stretches);
+        let (ra, ra_h) = mean_ci95(&ratios);
+        let listed: Vec<String> =
+            cells.iter().map(|c| c.as_ref().map_or("–".to_string(), |s| format!("{:.1}", s.mean_rt_s))).collect();
+        let _ = writeln!(
+            md,
+            "| {scheduler} | {} | {} | {} | {} | {st:.2} | {failed} | {} |",
+            done.len(),
+            listed.join(", "),
+            fmt_ci((rt, rt_h)),
+            fmt_ci((ms, ms_h)),
+            if ratios.is_empty() { "–".to_string() } else { fmt_ci((ra, ra_h)) }
+        );
+        let _ = writeln!(
+            csv,
+            "{scheduler},{},{rt:.3},{rt_h:.3},{ms:.3},{ms_h:.3},{st:.4},{failed},{ra:.4},{ra_h:.4}",
+            done.len()
+        );
+    }
+    let _ = writeln!(md, "\n## Per-job response time, mean over rounds (s)\n");
+    let schedulers: Vec<&String> = jobs_mean.keys().collect();
+    let names: Vec<&str> = schedulers.iter().map(|s| s.as_str()).collect();
+    let _ = writeln!(md, "| # | trace job | maps | reduces | ideal (s) | {} |", names.join(" | "));
+    let _ = writeln!(md, "|---|---|---|---|---|{}", "---|".repeat(names.len()));
+    for r in &reference {
+        let cells: Vec<String> = schedulers
+            .iter()
+            .map(|s| {
+                jobs_mean
+                    .get(*s)
+                    .and_then(|v| v.get(r.seq))
+                    .filter(|v| !v.is_empty())
+                    .map_or("–".to_string(), |v| format!("{:.1}", v.iter().sum::<f64>() / v.len() as f64))
+            })
+            .collect();
+        let _ = writeln!(
+            md,
+            "| {} | {} | {} | {} | {:.1} | {} |",
+            r.seq,
+            r.original_id,
+            r.maps,
+            r.reduces,
+            r.ideal_ms(slots) / 1000.0,
+            cells.join(" | ")
+        );
+    }
+    let out = OutDir::create(dir)?;
+    out.write("report.md", &md)?;
+    out.write("summary.csv", &csv)?;
+    Ok(md)
+}
+
+/// Reads every `jobs-<scheduler>.csv` in `dir`, writes `report.md`, `summary.csv`, `response.svg` and
+/// `response-cdf.svg` there, and returns the report text. Ratios are to `baseline` when it ran.
+pub fn write_report(dir: &Path, title: &str, slots: u32, baseline: &str) -> Result<String> {
+    let runs = read_runs(dir)?;
     if runs.is_empty() {
         return Err(Error::config(
             "gridmix report folder",
             dir.display(),
-            "a folder holding jobs-<scheduler>.csv files",
+            "a folder holding jobs-<scheduler>.csv files (or run<k>/ folders of them, from --repeat)",
         ));
     }
     let summaries: Vec<Summary> = runs.iter().map(|(s, rows)| summarize(s, rows, slots)).collect();
@@ -692,6 +875,19 @@ mod tests {
     }
 
     #[test]
+    fn task_scale_stretches_every_task_before_the_cap_and_the_clamp() {
+        let s = Scaling { first_job: 1, jobs: 2, max_maps: 8, task_scale: 3.0, max_task_ms: 90_000, ..Scaling::default() };
+        let w = scale_window(&window(), &s).unwrap();
+        // 20 maps x 8 s x 3 = 480 s of work over 8 maps: 60 s each; reduces 300 s, clamped to 90 s.
+        assert_eq!(w[0].map_ms, vec![60_000; 8]);
+        assert_eq!(w[0].reduce_ms, vec![90_000; 2]);
+        // Gaps are not task durations: job c arrives 20 s after job big, times the default gap_scale 0.25.
+        assert_eq!(w[1].submit_ms, 5_000);
+        assert_eq!(w[1].map_ms, vec![3_000, 9_000]);
+        assert!(Scaling { task_scale: 0.0, ..Scaling::default() }.validate().unwrap_err().to_string().contains("task_scale"));
+    }
+
+    #[test]
     fn a_window_past_the_trace_or_bad_parameters_are_named_errors() {
         let err = scale_window(&window(), &Scaling { first_job: 2, jobs: 3, ..Scaling::default() }).unwrap_err();
         assert!(err.to_string().contains("first_job") && err.to_string().contains("4 jobs"), "{err}");
@@ -775,6 +971,39 @@ mod tests {
         for f in ["report.md", "summary.csv", "response.svg", "response-cdf.svg"] {
             assert!(dir.join(f).exists(), "{f}");
         }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn confidence_interval_uses_student_t() {
+        let (m, h) = mean_ci95(&[1.0, 2.0, 3.0]);
+        // s = 1, n = 3: 4.303 / sqrt(3) = 2.484.
+        assert!((m - 2.0).abs() < 1e-12 && (h - 2.4844).abs() < 1e-3, "{m} {h}");
+        assert!(mean_ci95(&[5.0]).1.is_nan() && mean_ci95(&[]).0.is_nan());
+    }
+
+    #[test]
+    fn repeat_report_pairs_rounds_and_gives_intervals() {
+        let dir = std::env::temp_dir().join(format!("circumflex-gridmix-repeat-{}", std::process::id()));
+        let header = CSV_COLUMNS.join(",");
+        // Round k: fair's one job takes 20 + k s, flex's 10 + k s.
+        for k in 1..=3 {
+            let round = dir.join(format!("run{k}"));
+            std::fs::create_dir_all(&round).unwrap();
+            for (sched, rt) in [("hadoop-fair", 20 + k), ("circumflex-flex", 10 + k)] {
+                let text = format!("{header}\nt,{sched},0,job_1_0001,1,0,5000,5000,0,0,0,1000,{},SUCCEEDED\n", 1000 + rt * 1000);
+                std::fs::write(round.join(format!("jobs-{sched}.csv")), text).unwrap();
+            }
+        }
+        std::fs::create_dir_all(dir.join("run-notes")).unwrap();
+        assert_eq!(repeat_rounds(&dir).unwrap().len(), 3);
+        let md = write_repeat_report(&dir, "test", 4, "hadoop-fair").unwrap();
+        // flex: 11, 12, 13 -> 12.00 ± 2.48; ratios 11/21, 12/22, 13/23 -> 0.545 ± 0.052.
+        assert!(md.contains("| circumflex-flex | 3 | 11.0, 12.0, 13.0 | 12.00 ± 2.48 |"), "{md}");
+        assert!(md.contains("| 0.54 ± 0.05 |"), "{md}");
+        assert!(md.contains("| hadoop-fair | 3 | 21.0, 22.0, 23.0 | 22.00 ± 2.48 |") && md.contains("| 1.00 ± 0.00 |"), "{md}");
+        assert!(md.contains("| 0 | job_1_0001 | 1 | 0 | 5.0 | 12.0 | 22.0 |"), "{md}");
+        assert!(dir.join("summary.csv").exists() && dir.join("run2/report.md").exists());
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -81,13 +81,23 @@ enum Command {
         /// Most reduces per job [default: 2].
         #[arg(long)]
         max_reduces: Option<u32>,
+        /// Factor on every task duration, before the cap and the clamp [default: 1].
+        #[arg(long)]
+        task_scale: Option<f64>,
+        /// Shortest task after scaling, ms [default: 2000].
+        #[arg(long)]
+        min_task_ms: Option<i64>,
+        /// Longest task after scaling, ms [default: 60000].
+        #[arg(long)]
+        max_task_ms: Option<i64>,
         /// Rumen trace to write.
         #[arg(long)]
         out: PathBuf,
     },
-    /// Write report.md, summary.csv and SVG plots from the Gridmix harness's jobs-<scheduler>.csv files.
+    /// Write report.md, summary.csv and SVG plots from the Gridmix harness's jobs-<scheduler>.csv files
+    /// (a folder of run<k>/ rounds from --repeat also gets a report over the rounds with 95% intervals).
     GridmixReport {
-        /// Folders holding jobs-<scheduler>.csv (one per trace).
+        /// Folders holding jobs-<scheduler>.csv (one per trace), or run<k>/ folders of them.
         #[arg(required = true)]
         dirs: Vec<PathBuf>,
         /// Task slots of the cluster, for the ideal times behind the stretch.
@@ -640,7 +650,18 @@ fn main_result() -> Result<()> {
             result.write_report(&out, &command)?;
             eprintln!("wrote {} in {:.1} s", out.display(), started.elapsed().as_secs_f64());
         }
-        Command::GridmixTrace { swim, first_job, jobs, gap_scale, max_maps, max_reduces, out } => {
+        Command::GridmixTrace {
+            swim,
+            first_job,
+            jobs,
+            gap_scale,
+            max_maps,
+            max_reduces,
+            task_scale,
+            min_task_ms,
+            max_task_ms,
+            out,
+        } => {
             use circumflex::gridmix::{scale_window, to_rumen, Scaling};
             let d = Scaling::default();
             let scaling = Scaling {
@@ -649,7 +670,9 @@ fn main_result() -> Result<()> {
                 gap_scale: gap_scale.unwrap_or(d.gap_scale),
                 max_maps: max_maps.unwrap_or(d.max_maps),
                 max_reduces: max_reduces.unwrap_or(d.max_reduces),
-                ..d
+                task_scale: task_scale.unwrap_or(d.task_scale),
+                min_task_ms: min_task_ms.unwrap_or(d.min_task_ms),
+                max_task_ms: max_task_ms.unwrap_or(d.max_task_ms),
             };
             let workload = circumflex::trace::swim::read(&swim, &SwimModel::default())?;
             let window = scale_window(&workload.jobs, &scaling)?;
@@ -663,7 +686,12 @@ fn main_result() -> Result<()> {
                     "Gridmix on MiniMRYarnCluster: {}",
                     dir.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned())
                 );
-                print!("{}", circumflex::gridmix::write_report(&dir, &title, slots, &baseline)?);
+                // A folder of run<k>/ rounds (the harness's --repeat) gets the report over the rounds.
+                if circumflex::gridmix::repeat_rounds(&dir)?.is_empty() {
+                    print!("{}", circumflex::gridmix::write_report(&dir, &title, slots, &baseline)?);
+                } else {
+                    print!("{}", circumflex::gridmix::write_repeat_report(&dir, &title, slots, &baseline)?);
+                }
             }
         }
         Command::GridmixTimelines { log, run } => {

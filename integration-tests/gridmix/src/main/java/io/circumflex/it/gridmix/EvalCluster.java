@@ -17,8 +17,9 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.fair.FairSchedule
 /**
  * One embedded MiniMRYarnCluster (one NodeManager) under a named scheduler, sized like the project's
  * other mini-cluster runs ({@code MiniCircumflexCluster}): containers of 256 MB (one slot), AMs of
- * 512 MB, and node memory for every job's AM plus {@value #TASK_SLOTS} task slots, so no scheduler can
- * deadlock on AMs and all of them see the same node.
+ * 512 MB, and node memory for every job's AM plus a number of task slots ({@value #DEFAULT_TASK_SLOTS}
+ * unless {@code --task-slots} says otherwise), so no scheduler can deadlock on AMs and all of them see the
+ * same node.
  *
  * <p>Schedulers ({@link #SCHEDULERS}): {@code circumflex-<policy>} runs the Circumflex shim with that
  * policy ({@code circumflex-flex} with {@code circumflex.objective=avg_response_time});
@@ -31,7 +32,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.fair.FairSchedule
 final class EvalCluster implements AutoCloseable {
   static final int SLOT_MB = 256;
   static final int AM_MB = 512;
-  static final int TASK_SLOTS = 4;
+  static final int DEFAULT_TASK_SLOTS = 4;
   /** The default comparison, the headline pair (FairScheduler, FLEX) first. */
   static final List<String> SCHEDULERS = Arrays.asList("hadoop-fair", "circumflex-flex", "hadoop-capacity",
       "circumflex-fair", "circumflex-fifo");
@@ -44,11 +45,14 @@ final class EvalCluster implements AutoCloseable {
     this.scheduler = scheduler;
   }
 
-  /** Starts a cluster named {@code name} under {@code scheduler} with room for {@code jobs} AMs. */
-  static EvalCluster start(String name, String scheduler, int jobs, File work) throws IOException {
+  /**
+   * Starts a cluster named {@code name} under {@code scheduler} with room for {@code jobs} AMs and
+   * {@code taskSlots} task containers.
+   */
+  static EvalCluster start(String name, String scheduler, int jobs, int taskSlots, File work) throws IOException {
     Configuration conf = new YarnConfiguration();
     schedulerKeys(conf, scheduler, new File(work, name + "-scheduler"));
-    final int nmMb = jobs * AM_MB + TASK_SLOTS * SLOT_MB;
+    final int nmMb = jobs * AM_MB + taskSlots * SLOT_MB;
     conf.setInt(YarnConfiguration.RM_SCHEDULER_MINIMUM_ALLOCATION_MB, SLOT_MB);
     conf.setInt(YarnConfiguration.NM_PMEM_MB, nmMb);
     conf.setInt("yarn.minicluster.yarn.nodemanager.resource.memory-mb", nmMb);

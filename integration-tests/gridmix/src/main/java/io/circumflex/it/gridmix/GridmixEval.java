@@ -34,14 +34,20 @@ import org.apache.hadoop.util.ToolRunner;
  *
  * <p>Traces: {@code recorded} is made here: a few MapReduce sleep jobs run on a mini cluster
  * (CapacityScheduler), then Rumen's TraceBuilder turns their job history into a Rumen trace
- * ({@code <out>/recorded/trace.json}). {@code swim} is a Rumen trace given with {@code --swim-trace}
- * (written by {@code circumflex gridmix-trace} from the SWIM day).
+ * ({@code <out>/recorded/trace.json}). {@code burst} is recorded the same way from a burst of eight
+ * jobs of mixed sizes (16, 12, 8, 6, 4, 3, 2 and 1 maps of 20 s, one 5 s reduce each, largest first,
+ * 2 s apart): the loaded regime of docs/evaluation.md, where queueing rather than JVM start-up decides
+ * response times. {@code swim} is a Rumen trace given with {@code --swim-trace} (written by
+ * {@code circumflex gridmix-trace} from the SWIM day).
  *
  * <p>Arguments: {@code --work DIR} (scratch), {@code --out DIR} (default {@code results/gridmix}),
  * {@code --traces recorded,swim}, {@code --swim-trace FILE}, {@code --schedulers a,b,...},
  * {@code --small} (the recorded trace with 3 jobs instead of 6), {@code --reuse-trace} (keep an existing
  * {@code <out>/recorded/trace.json} instead of recording a new one, so that one scheduler per invocation,
- * each under the machine lock, still replays the same recorded trace).
+ * each under the machine lock, still replays the same recorded trace), {@code --task-slots N} (task
+ * containers on the node, default {@value EvalCluster#DEFAULT_TASK_SLOTS}), {@code --repeat N} (replay
+ * each trace N times, the schedulers interleaved within each round so that drifting machine load falls on
+ * all of them alike; round k writes {@code <out>/<trace>/run<k>/jobs-<scheduler>.csv}).
  */
 public final class GridmixEval {
   private GridmixEval() {}
@@ -54,6 +60,18 @@ public final class GridmixEval {
     {2, 1, 2000, 2000, 2000},
     {1, 0, 3000, 0, 2000},
     {3, 0, 2000, 0, 2000},
+  };
+
+  /** The burst workload (same columns): mixed sizes, largest first, 2 s apart. */
+  private static final int[][] BURST = {
+    {16, 1, 20000, 5000, 0},
+    {12, 1, 20000, 5000, 2000},
+    {8, 1, 20000, 5000, 2000},
+    {6, 1, 20000, 5000, 2000},
+    {4, 1, 20000, 5000, 2000},
+    {3, 1, 20000, 5000, 2000},
+    {2, 1, 20000, 5000, 2000},
+    {1, 1, 20000, 5000, 2000},
   };
 
   public static void main(String[] args) throws Exception {
@@ -69,7 +87,8 @@ public final class GridmixEval {
         opts.put(args[i].substring(2), args[++i]);
       } else {
         throw new IllegalArgumentException("bad argument " + args[i]
-            + ": expected --work, --out, --traces, --swim-trace, --schedulers, --small or --reuse-trace");
+            + ": expected --work, --out, --traces, --swim-trace, --schedulers, --task-slots, --repeat, --small"
+            + " or --reuse-trace");
       }
     }
     File work = new File(opts.getOrDefault("work", "build/gridmix-work")).getAbsoluteFile();
@@ -77,6 +96,8 @@ public final class GridmixEval {
     List<String> traces = Arrays.asList(opts.getOrDefault("traces", "recorded,swim").split(","));
     List<String> schedulers = opts.containsKey("schedulers")
         ? Arrays.asList(opts.get("schedulers").split(",")) : EvalCluster.SCHEDULERS;
+    int taskSlots = positive(opts, "task-slots", EvalCluster.DEFAULT_TASK_SLOTS);
+    int repeat = positive(opts, "repeat", 1);
     DefaultMetricsSystem.setMiniClusterMode(true);
     Files.createDirectories(work.toPath());
     List<String> failures = new ArrayList<>();
@@ -84,11 +105,13 @@ public final class GridmixEval {
       File traceDir = new File(out, trace);
       Files.createDirectories(traceDir.toPath());
       File traceFile = new File(traceDir, "trace.json");
-      if (trace.equals("recorded")) {
+      if (trace.equals("recorded") || trace.equals("burst")) {
         if (reuseTrace && traceFile.isFile()) {
           System.out.println("== reusing the recorded trace " + traceFile);
+        } else if (trace.equals("burst")) {
+          record(work, traceFile, BURST, BURST.length, taskSlots);
         } else {
-          record(work, traceFile, small ? 3 : RECORDED.length);
+          record(work, traceFile, RECORDED, small ? 3 : RECORDED.length, taskSlots);
         }
       } else if (trace.equals("swim")) {
         String given = opts.get("swim-trace");
@@ -99,22 +122,27 @@ public final class GridmixEval {
           Files.copy(new File(given).toPath(), traceFile.toPath(), StandardCopyOption.REPLACE_EXISTING);
         }
       } else {
-        throw new IllegalArgumentException("unknown trace " + trace + ": expected recorded or swim");
+        throw new IllegalArgumentException("unknown trace " + trace + ": expected recorded, burst or swim");
       }
       List<TraceJobs.Job> jobs = TraceJobs.read(traceFile, new Configuration());
-      for (String scheduler : schedulers) {
-        long t0 = System.currentTimeMillis();
-        System.out.printf(Locale.ROOT, "== %s: %d jobs under %s ...%n", trace, jobs.size(), scheduler);
-        File csv = new File(traceDir, "jobs-" + scheduler + ".csv");
-        Files.deleteIfExists(csv.toPath());
-        try {
-          List<String> rows = replay(work, trace, scheduler, traceFile, jobs);
-          Files.write(csv.toPath(), rows, StandardCharsets.UTF_8);
-          System.out.printf(Locale.ROOT, "   done in %.0f s -> %s%n", (System.currentTimeMillis() - t0) / 1000.0, csv);
-        } catch (Exception e) {
-          // One scheduler's failure must not cost the others' runs; it is reported and counted.
-          failures.add(trace + " under " + scheduler + ": " + e);
-          System.out.println("   FAILED: " + e);
+      for (int round = 1; round <= repeat; round++) {
+        File runDir = repeat > 1 ? new File(traceDir, "run" + round) : traceDir;
+        String runName = repeat > 1 ? trace + "-run" + round : trace;
+        Files.createDirectories(runDir.toPath());
+        for (String scheduler : schedulers) {
+          long t0 = System.currentTimeMillis();
+          System.out.printf(Locale.ROOT, "== %s: %d jobs under %s ...%n", runName, jobs.size(), scheduler);
+          File csv = new File(runDir, "jobs-" + scheduler + ".csv");
+          Files.deleteIfExists(csv.toPath());
+          try {
+            List<String> rows = replay(work, runName, trace, scheduler, traceFile, jobs, taskSlots);
+            Files.write(csv.toPath(), rows, StandardCharsets.UTF_8);
+            System.out.printf(Locale.ROOT, "   done in %.0f s -> %s%n", (System.currentTimeMillis() - t0) / 1000.0, csv);
+          } catch (Exception e) {
+            // One scheduler's failure must not cost the others' runs; it is reported and counted.
+            failures.add(runName + " under " + scheduler + ": " + e);
+            System.out.println("   FAILED: " + e);
+          }
         }
       }
     }
@@ -127,18 +155,35 @@ public final class GridmixEval {
     System.exit(0);
   }
 
+  private static int positive(Map<String, String> opts, String key, int otherwise) {
+    String v = opts.get(key);
+    if (v == null) {
+      return otherwise;
+    }
+    try {
+      int n = Integer.parseInt(v.trim());
+      if (n >= 1) {
+        return n;
+      }
+    } catch (NumberFormatException e) {
+      // reported below
+    }
+    throw new IllegalArgumentException("--" + key + " " + v + ": expected a whole number of at least 1");
+  }
+
   /**
-   * Runs the recorded workload's first {@code count} jobs on a mini cluster and writes their Rumen
-   * trace (TraceBuilder over the job history files) to {@code traceFile}.
+   * Runs the first {@code count} jobs of {@code workload} (rows of {@link #RECORDED}'s columns) on a
+   * mini cluster with {@code taskSlots} task slots and writes their Rumen trace (TraceBuilder over the
+   * job history files) to {@code traceFile}.
    */
-  static void record(File work, File traceFile, int count) throws Exception {
+  static void record(File work, File traceFile, int[][] workload, int count, int taskSlots) throws Exception {
     System.out.printf(Locale.ROOT, "== recording %d sleep jobs for the Rumen trace ...%n", count);
     File history = new File(work, "record-history");
     deleteTree(history.toPath());
     List<Job> jobs = new ArrayList<>();
-    try (EvalCluster cluster = EvalCluster.start("record", "hadoop-capacity", count, work)) {
+    try (EvalCluster cluster = EvalCluster.start("record", "hadoop-capacity", count, taskSlots, work)) {
       for (int i = 0; i < count; i++) {
-        int[] spec = RECORDED[i];
+        int[] spec = workload[i];
         Thread.sleep(spec[4]);
         Configuration conf = new Configuration(cluster.config());
         SleepJob sleep = new SleepJob();
@@ -180,10 +225,13 @@ public final class GridmixEval {
     }
   }
 
-  /** Replays {@code traceFile} with Gridmix under {@code scheduler}; returns the per-job CSV lines. */
-  static List<String> replay(File work, String trace, String scheduler, File traceFile, List<TraceJobs.Job> jobs)
-      throws Exception {
-    String name = trace + "-" + scheduler;
+  /**
+   * Replays {@code traceFile} with Gridmix under {@code scheduler} on {@code taskSlots} task slots;
+   * returns the per-job CSV lines. {@code runName} names the run's cluster (and its lines in the log).
+   */
+  static List<String> replay(File work, String runName, String trace, String scheduler, File traceFile,
+      List<TraceJobs.Job> jobs, int taskSlots) throws Exception {
+    String name = runName + "-" + scheduler;
     File io = new File(work, name + "-io");
     deleteTree(io.toPath());
     // Sleep jobs read no input, but Gridmix's file pool wants one non-empty file under <iopath>/input.
@@ -192,7 +240,7 @@ public final class GridmixEval {
     List<String> rows = new ArrayList<>();
     rows.add("trace,scheduler,seq,original_id,maps,reduces,map_ms_max,map_ms_sum,reduce_ms_max,reduce_ms_sum,"
         + "trace_submit_ms,submit_ms,finish_ms,state");
-    try (EvalCluster cluster = EvalCluster.start(name, scheduler, jobs.size(), work)) {
+    try (EvalCluster cluster = EvalCluster.start(name, scheduler, jobs.size(), taskSlots, work)) {
       Configuration conf = new Configuration(cluster.config());
       conf.set("gridmix.job.type", "SLEEPJOB");
       conf.set("gridmix.job-submission.policy", "REPLAY");
@@ -243,8 +291,8 @@ public final class GridmixEval {
     return rows;
   }
 
-  /** Longest one Gridmix replay may take before it counts as stalled (a full run's longest is ~4 min). */
-  static final long RUN_LIMIT_MS = 6 * 60 * 1000L;
+  /** Longest one Gridmix replay may take before it counts as stalled (the longest seen: ~5 min). */
+  static final long RUN_LIMIT_MS = 15 * 60 * 1000L;
 
   /** Runs Gridmix in a thread of its own; a run past {@code limitMs} is reported as stalled. */
   static int runWithLimit(Configuration conf, String[] argv, long limitMs) throws Exception {
