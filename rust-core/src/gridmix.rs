@@ -707,6 +707,43 @@ pub struct RunTimelines {
     pub run: String,
     /// Applications in id order; those missing an event (a run cut short) are left out.
     pub apps: Vec<AppTimeline>,
+    /// Container use over the run: how much of the node went to tasks and to AMs.
+    pub containers: ContainerUse,
+}
+
+/// Container-seconds of one replay, from each container's allocation to its completion (the log's
+/// `NEW to ALLOCATED` and `to COMPLETED`/`KILLED`/`RELEASED` lines). Divided by the span they give the
+/// mean number of task and AM containers running: on the Gridmix node AMs and tasks share memory, so a
+/// scheduler that starts fewer AMs at once has more room for tasks.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ContainerUse {
+    /// Task container-seconds.
+    pub task_s: f64,
+    /// AM container-seconds.
+    pub am_s: f64,
+    /// First allocation to last completion, s.
+    pub span_s: f64,
+}
+
+impl ContainerUse {
+    /// Mean task containers running over the span.
+    pub fn mean_tasks(&self) -> f64 {
+        if self.span_s > 0.0 { self.task_s / self.span_s } else { 0.0 }
+    }
+
+    /// Mean AM containers running over the span.
+    pub fn mean_ams(&self) -> f64 {
+        if self.span_s > 0.0 { self.am_s / self.span_s } else { 0.0 }
+    }
+}
+
+/// Open containers of one run while its log is read.
+#[derive(Default)]
+struct ContainerTally {
+    open: BTreeMap<String, (f64, bool)>,
+    use_: ContainerUse,
+    first: Option<f64>,
+    last: f64,
 }
 
 #[derive(Default)]
@@ -741,7 +778,7 @@ fn app_key(rest: &str) -> Option<String> {
 /// leaving SCHEDULED (AM container) and entering RUNNING (AM registered), and task containers
 /// (`_000002` on) going from NEW to ALLOCATED. Times are of the day; runs do not cross midnight.
 pub fn parse_timelines(log: &str) -> Vec<RunTimelines> {
-    let mut runs: Vec<(String, String, BTreeMap<String, AppEvents>)> = Vec::new();
+    let mut runs: Vec<(String, String, BTreeMap<String, AppEvents>, ContainerTally)> = Vec::new();
     let mut in_run = false;
     for line in log.lines() {
         if let Some(pos) = line.find("MiniMRYarnCluster: mkdir: ").and_then(|_| line.find("/gridmix-work/")) {
@@ -750,12 +787,14 @@ pub fn parse_timelines(log: &str) -> Vec<RunTimelines> {
             // A cluster instance is `<name>/<name>/yarn-<n>`: a repeated replay under the same name is a new run.
             let instance = path.split('/').find(|p| p.starts_with("yarn-")).unwrap_or_default();
             in_run = !name.is_empty() && name != "record";
-            if in_run && runs.last().map_or(true, |(r, i, _)| r != name || i != instance) {
-                runs.push((name.to_string(), instance.to_string(), BTreeMap::new()));
+            if in_run && runs.last().map_or(true, |(r, i, _, _)| r != name || i != instance) {
+                runs.push((name.to_string(), instance.to_string(), BTreeMap::new(), ContainerTally::default()));
             }
             continue;
         }
-        let (true, Some(now), Some((_, _, apps))) = (in_run, line_seconds(line), runs.last_mut()) else { continue };
+        let (true, Some(now), Some((_, _, apps, tally))) = (in_run, line_seconds(line), runs.last_mut()) else {
+            continue;
+        };
         if let Some(i) = line.find("RMAppImpl: application_") {
             let Some(key) = app_key(&line[i + "RMAppImpl: application_".len()..]) else { continue };
             let ev = apps.entry(key).or_default();
@@ -777,17 +816,35 @@ pub fn parse_timelines(log: &str) -> Vec<RunTimelines> {
             let rest = &line[i + "container_".len()..];
             let Some(key) = app_key(rest) else { continue };
             // container_<cluster>_<seq>_<attempt>_<number>: number 1 is the AM.
-            let number = rest.split_whitespace().next().and_then(|id| id.rsplit('_').next());
-            if number.and_then(|n| n.parse::<u64>().ok()).is_some_and(|n| n > 1) {
+            let id = rest.split_whitespace().next().unwrap_or_default();
+            let number = id.rsplit('_').next().and_then(|n| n.parse::<u64>().ok());
+            if number.is_some_and(|n| n > 1) {
                 let ev = apps.entry(key).or_default();
                 ev.first_task.get_or_insert(now);
                 ev.tasks += 1;
             }
+            if number.is_some() {
+                tally.open.insert(id.to_string(), (now, number == Some(1)));
+                tally.first.get_or_insert(now);
+            }
+        } else if line.contains("Container Transitioned from")
+            && (line.contains("to COMPLETED") || line.contains("to KILLED") || line.contains("to RELEASED"))
+        {
+            let Some(i) = line.find("container_") else { continue };
+            let id = line[i + "container_".len()..].split_whitespace().next().unwrap_or_default();
+            if let Some((start, am)) = tally.open.remove(id) {
+                *(if am { &mut tally.use_.am_s } else { &mut tally.use_.task_s }) += now - start;
+                tally.last = tally.last.max(now);
+            }
         }
     }
     runs.into_iter()
-        .map(|(run, _, apps)| RunTimelines {
+        .map(|(run, _, apps, tally)| RunTimelines {
             run,
+            containers: ContainerUse {
+                span_s: tally.first.map_or(0.0, |f| (tally.last - f).max(0.0)),
+                ..tally.use_
+            },
             apps: apps
                 .into_iter()
                 .filter_map(|(app, e)| {
@@ -834,6 +891,14 @@ pub fn timelines_markdown(runs: &[RunTimelines]) -> String {
             sum[2] / n,
             sum[3] / n,
             sum[4] / n
+        );
+        let c = &r.containers;
+        let _ = writeln!(
+            md,
+            "Containers running on average over {:.0} s (first allocation to last release): {:.1} tasks, {:.1} AMs.\n",
+            c.span_s,
+            c.mean_tasks(),
+            c.mean_ams()
         );
     }
     md
@@ -1028,6 +1093,9 @@ mod tests {
 10:00:08,250 INFO  [d] RMAppAttemptImpl: appattempt_9_0001_000001 State change from LAUNCHED to RUNNING on event = REGISTERED\n\
 10:00:10,250 INFO  [d] RMContainerImpl: container_9_0001_01_000002 Container Transitioned from NEW to ALLOCATED\n\
 10:00:11,000 INFO  [d] RMContainerImpl: container_9_0001_01_000003 Container Transitioned from NEW to ALLOCATED\n\
+10:00:16,250 INFO  [d] RMContainerImpl: container_9_0001_01_000002 Container Transitioned from RUNNING to COMPLETED\n\
+10:00:17,000 INFO  [d] RMContainerImpl: container_9_0001_01_000003 Container Transitioned from ACQUIRED to RELEASED\n\
+10:00:20,000 INFO  [d] RMContainerImpl: container_9_0001_01_000001 Container Transitioned from RUNNING to COMPLETED\n\
 10:00:20,000 INFO  [d] RMAppImpl: application_9_0001 State change from RUNNING to FINAL_SAVING on event = ATTEMPT_UNREGISTERED\n\
 10:00:20,100 INFO  [d] RMAppImpl: application_9_0001 State change from FINAL_SAVING to FINISHED on event = APP_UPDATE_SAVED\n\
 10:00:21,000 INFO  [d] RMAppImpl: application_9_0002 State change from SUBMITTED to ACCEPTED on event = APP_ACCEPTED\n\
@@ -1051,5 +1119,9 @@ mod tests {
         let md = timelines_markdown(&runs);
         assert!(md.contains("| 9_0001 | 0.2 | 6.0 | 2.0 | 9.8 | 18.0 | 2 |"), "{md}");
         assert!(md.contains("| mean | 0.2 | 6.0 | 2.0 | 9.8 | 18.0 | |"), "{md}");
+        // Tasks 10.25..16.25 and 11.0..17.0 (12 s), the AM 2.3..20.0 (17.7 s), over 17.7 s.
+        let c = &runs[0].containers;
+        assert!((c.task_s - 12.0).abs() < 1e-9 && (c.am_s - 17.7).abs() < 1e-9 && (c.span_s - 17.7).abs() < 1e-9, "{c:?}");
+        assert!(md.contains("over 18 s (first allocation to last release): 0.7 tasks, 1.0 AMs."), "{md}");
     }
 }
