@@ -61,7 +61,7 @@ gridmix: setup
 ## Gridmix in the loaded regime (docs/evaluation.md): one NodeManager with 8 task slots; the burst trace (eight
 ## sleep jobs of 16..1 maps x 20 s recorded on the mini cluster) and SWIM jobs 406-421 with tasks x3 and arrivals
 ## x0.1; 3 rounds, schedulers interleaved per round; report.md per round and over the rounds (95% intervals).
-## About 75 min. Options: make gridmix-loaded LOADED_OUT=build/loaded LOADED_ROUNDS=2 LOADED_ARGS="--traces burst"
+## About 65 min. Options: make gridmix-loaded LOADED_OUT=build/loaded LOADED_ROUNDS=2 LOADED_ARGS="--traces burst"
 LOADED_OUT ?= results/gridmix-loaded
 LOADED_ROUNDS ?= 3
 LOADED_SCHEDULERS ?= circumflex-flex,hadoop-fair,hadoop-capacity
