@@ -421,6 +421,26 @@ pub fn repeat_rounds(dir: &Path) -> Result<Vec<std::path::PathBuf>> {
     Ok(rounds.into_iter().map(|(_, p)| p).collect())
 }
 
+/// The per-job table's header: the trace's columns, then one column per scheduler.
+fn per_job_header(md: &mut String, schedulers: &[&str]) {
+    let _ = writeln!(md, "| # | trace job | maps | reduces | ideal (s) | {} |", schedulers.join(" | "));
+    let _ = writeln!(md, "|---|---|---|---|---|{}", "---|".repeat(schedulers.len()));
+}
+
+/// One row of the per-job table: the job's trace columns, then `cells` (one per scheduler).
+fn per_job_row(md: &mut String, r: &JobRow, slots: u32, cells: &[String]) {
+    let _ = writeln!(
+        md,
+        "| {} | {} | {} | {} | {:.1} | {} |",
+        r.seq,
+        r.original_id,
+        r.maps,
+        r.reduces,
+        r.ideal_ms(slots) / 1000.0,
+        cells.join(" | ")
+    );
+}
+
 /// Two-sided 95% Student t quantile for `df` degrees of freedom (the normal 1.96 past 30).
 fn t95(df: usize) -> f64 {
     const TABLE: [f64; 30] = [
@@ -540,8 +560,7 @@ pub fn write_repeat_report(dir: &Path, title: &str, slots: u32, baseline: &str) 
     let _ = writeln!(md, "\n## Per-job response time, mean over rounds (s)\n");
     let schedulers: Vec<&String> = jobs_mean.keys().collect();
     let names: Vec<&str> = schedulers.iter().map(|s| s.as_str()).collect();
-    let _ = writeln!(md, "| # | trace job | maps | reduces | ideal (s) | {} |", names.join(" | "));
-    let _ = writeln!(md, "|---|---|---|---|---|{}", "---|".repeat(names.len()));
+    per_job_header(&mut md, &names);
     for r in &reference {
         let cells: Vec<String> = schedulers
             .iter()
@@ -553,16 +572,7 @@ pub fn write_repeat_report(dir: &Path, title: &str, slots: u32, baseline: &str) 
                     .map_or("–".to_string(), |v| format!("{:.1}", v.iter().sum::<f64>() / v.len() as f64))
             })
             .collect();
-        let _ = writeln!(
-            md,
-            "| {} | {} | {} | {} | {:.1} | {} |",
-            r.seq,
-            r.original_id,
-            r.maps,
-            r.reduces,
-            r.ideal_ms(slots) / 1000.0,
-            cells.join(" | ")
-        );
+        per_job_row(&mut md, r, slots, &cells);
     }
     let out = OutDir::create(dir)?;
     out.write("report.md", &md)?;
@@ -621,8 +631,7 @@ pub fn write_report(dir: &Path, title: &str, slots: u32, baseline: &str) -> Resu
     }
     let _ = writeln!(md, "\n## Per-job response time (s)\n");
     let schedulers: Vec<String> = runs.keys().cloned().collect();
-    let _ = writeln!(md, "| # | trace job | maps | reduces | ideal (s) | {} |", schedulers.join(" | "));
-    let _ = writeln!(md, "|---|---|---|---|---|{}", "---|".repeat(schedulers.len()));
+    per_job_header(&mut md, &schedulers.iter().map(String::as_str).collect::<Vec<_>>());
     if let Some(reference) = runs.values().next() {
         for (i, r) in reference.iter().enumerate() {
             let cells: Vec<String> = runs
@@ -637,16 +646,7 @@ pub fn write_report(dir: &Path, title: &str, slots: u32, baseline: &str) -> Resu
                     })
                 })
                 .collect();
-            let _ = writeln!(
-                md,
-                "| {} | {} | {} | {} | {:.1} | {} |",
-                r.seq,
-                r.original_id,
-                r.maps,
-                r.reduces,
-                r.ideal_ms(slots) / 1000.0,
-                cells.join(" | ")
-            );
+            per_job_row(&mut md, r, slots, &cells);
         }
     }
     let out = OutDir::create(dir)?;
@@ -728,12 +728,20 @@ pub struct ContainerUse {
 impl ContainerUse {
     /// Mean task containers running over the span.
     pub fn mean_tasks(&self) -> f64 {
-        if self.span_s > 0.0 { self.task_s / self.span_s } else { 0.0 }
+        if self.span_s > 0.0 {
+            self.task_s / self.span_s
+        } else {
+            0.0
+        }
     }
 
     /// Mean AM containers running over the span.
     pub fn mean_ams(&self) -> f64 {
-        if self.span_s > 0.0 { self.am_s / self.span_s } else { 0.0 }
+        if self.span_s > 0.0 {
+            self.am_s / self.span_s
+        } else {
+            0.0
+        }
     }
 }
 
@@ -841,10 +849,7 @@ pub fn parse_timelines(log: &str) -> Vec<RunTimelines> {
     runs.into_iter()
         .map(|(run, _, apps, tally)| RunTimelines {
             run,
-            containers: ContainerUse {
-                span_s: tally.first.map_or(0.0, |f| (tally.last - f).max(0.0)),
-                ..tally.use_
-            },
+            containers: ContainerUse { span_s: tally.first.map_or(0.0, |f| (tally.last - f).max(0.0)), ..tally.use_ },
             apps: apps
                 .into_iter()
                 .filter_map(|(app, e)| {
@@ -941,7 +946,8 @@ mod tests {
 
     #[test]
     fn task_scale_stretches_every_task_before_the_cap_and_the_clamp() {
-        let s = Scaling { first_job: 1, jobs: 2, max_maps: 8, task_scale: 3.0, max_task_ms: 90_000, ..Scaling::default() };
+        let s =
+            Scaling { first_job: 1, jobs: 2, max_maps: 8, task_scale: 3.0, max_task_ms: 90_000, ..Scaling::default() };
         let w = scale_window(&window(), &s).unwrap();
         // 20 maps x 8 s x 3 = 480 s of work over 8 maps: 60 s each; reduces 300 s, clamped to 90 s.
         assert_eq!(w[0].map_ms, vec![60_000; 8]);
@@ -949,7 +955,11 @@ mod tests {
         // Gaps are not task durations: job c arrives 20 s after job big, times the default gap_scale 0.25.
         assert_eq!(w[1].submit_ms, 5_000);
         assert_eq!(w[1].map_ms, vec![3_000, 9_000]);
-        assert!(Scaling { task_scale: 0.0, ..Scaling::default() }.validate().unwrap_err().to_string().contains("task_scale"));
+        assert!(Scaling { task_scale: 0.0, ..Scaling::default() }
+            .validate()
+            .unwrap_err()
+            .to_string()
+            .contains("task_scale"));
     }
 
     #[test]
@@ -1056,7 +1066,10 @@ mod tests {
             let round = dir.join(format!("run{k}"));
             std::fs::create_dir_all(&round).unwrap();
             for (sched, rt) in [("hadoop-fair", 20 + k), ("circumflex-flex", 10 + k)] {
-                let text = format!("{header}\nt,{sched},0,job_1_0001,1,0,5000,5000,0,0,0,1000,{},SUCCEEDED\n", 1000 + rt * 1000);
+                let text = format!(
+                    "{header}\nt,{sched},0,job_1_0001,1,0,5000,5000,0,0,0,1000,{},SUCCEEDED\n",
+                    1000 + rt * 1000
+                );
                 std::fs::write(round.join(format!("jobs-{sched}.csv")), text).unwrap();
             }
         }
@@ -1066,7 +1079,10 @@ mod tests {
         // flex: 11, 12, 13 -> 12.00 ± 2.48; ratios 11/21, 12/22, 13/23 -> 0.545 ± 0.052.
         assert!(md.contains("| circumflex-flex | 3 | 11.0, 12.0, 13.0 | 12.00 ± 2.48 |"), "{md}");
         assert!(md.contains("| 0.54 ± 0.05 |"), "{md}");
-        assert!(md.contains("| hadoop-fair | 3 | 21.0, 22.0, 23.0 | 22.00 ± 2.48 |") && md.contains("| 1.00 ± 0.00 |"), "{md}");
+        assert!(
+            md.contains("| hadoop-fair | 3 | 21.0, 22.0, 23.0 | 22.00 ± 2.48 |") && md.contains("| 1.00 ± 0.00 |"),
+            "{md}"
+        );
         assert!(md.contains("| 0 | job_1_0001 | 1 | 0 | 5.0 | 12.0 | 22.0 |"), "{md}");
         assert!(dir.join("summary.csv").exists() && dir.join("run2/report.md").exists());
         std::fs::remove_dir_all(&dir).unwrap();
@@ -1121,7 +1137,10 @@ mod tests {
         assert!(md.contains("| mean | 0.2 | 6.0 | 2.0 | 9.8 | 18.0 | |"), "{md}");
         // Tasks 10.25..16.25 and 11.0..17.0 (12 s), the AM 2.3..20.0 (17.7 s), over 17.7 s.
         let c = &runs[0].containers;
-        assert!((c.task_s - 12.0).abs() < 1e-9 && (c.am_s - 17.7).abs() < 1e-9 && (c.span_s - 17.7).abs() < 1e-9, "{c:?}");
+        assert!(
+            (c.task_s - 12.0).abs() < 1e-9 && (c.am_s - 17.7).abs() < 1e-9 && (c.span_s - 17.7).abs() < 1e-9,
+            "{c:?}"
+        );
         assert!(md.contains("over 18 s (first allocation to last release): 0.7 tasks, 1.0 AMs."), "{md}");
     }
 }
