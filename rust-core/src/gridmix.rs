@@ -469,7 +469,7 @@ pub fn mean_ci95(values: &[f64]) -> (f64, f64) {
 }
 
 /// Writes the per-round reports of a repeated evaluation (`dir/run<k>/report.md`) and, in `dir`, a
-/// `report.md` and `summary.csv` over the rounds: each scheduler's mean response time and makespan per
+/// `report.md`, `summary.csv` and `response.svg` (bars with 95% intervals) over the rounds: each scheduler's mean response time and makespan per
 /// round, their mean with a 95% confidence interval, and the ratio of mean response times to `baseline`
 /// paired by round (the schedulers of one round ran back to back, so a round's ratio cancels most of
 /// the machine's drift), with its own interval. Returns the report text.
@@ -522,6 +522,8 @@ pub fn write_repeat_report(dir: &Path, title: &str, slots: u32, baseline: &str) 
     let mut csv = String::from(
         "scheduler,rounds,mean_rt_s,mean_rt_ci95_s,makespan_s,makespan_ci95_s,mean_stretch,failed,ratio_to_baseline,ratio_ci95\n",
     );
+    // The bar chart: per scheduler, mean RT and makespan with their 95% intervals.
+    let (mut bar_names, mut values, mut errors) = (Vec::new(), Vec::new(), Vec::new());
     for (scheduler, cells) in &per {
         let done: Vec<&Summary> = cells.iter().flatten().collect();
         let rts: Vec<f64> = done.iter().map(|s| s.mean_rt_s).collect();
@@ -540,6 +542,10 @@ pub fn write_repeat_report(dir: &Path, title: &str, slots: u32, baseline: &str) 
         let (ms, ms_h) = mean_ci95(&makespans);
         let (st, _) = mean_ci95(&stretches);
         let (ra, ra_h) = mean_ci95(&ratios);
+        let interval = |m: f64, h: f64| if h.is_finite() { (m - h, m + h) } else { (m, m) };
+        bar_names.push(scheduler.clone());
+        values.push(vec![rt, ms]);
+        errors.push(vec![interval(rt, rt_h), interval(ms, ms_h)]);
         let listed: Vec<String> =
             cells.iter().map(|c| c.as_ref().map_or("–".to_string(), |s| format!("{:.1}", s.mean_rt_s))).collect();
         let _ = writeln!(
@@ -577,6 +583,19 @@ pub fn write_repeat_report(dir: &Path, title: &str, slots: u32, baseline: &str) 
     let out = OutDir::create(dir)?;
     out.write("report.md", &md)?;
     out.write("summary.csv", &csv)?;
+    let metrics = vec!["mean RT".to_string(), "makespan".to_string()];
+    out.write(
+        "response.svg",
+        &grouped_bars(
+            &format!("{title}: mean over {} rounds, 95% intervals", rounds.len()),
+            "seconds",
+            &metrics,
+            &bar_names,
+            &values,
+            Some(errors.as_slice()),
+            None,
+        ),
+    )?;
     Ok(md)
 }
 
@@ -1085,6 +1104,11 @@ mod tests {
         );
         assert!(md.contains("| 0 | job_1_0001 | 1 | 0 | 5.0 | 12.0 | 22.0 |"), "{md}");
         assert!(dir.join("summary.csv").exists() && dir.join("run2/report.md").exists());
+        let svg = std::fs::read_to_string(dir.join("response.svg")).unwrap();
+        assert!(
+            svg.contains("95% intervals") && svg.contains("circumflex-flex") && svg.contains("hadoop-fair"),
+            "{svg}"
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
