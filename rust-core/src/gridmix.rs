@@ -387,13 +387,21 @@ pub fn summarize(scheduler: &str, rows: &[JobRow], slots: u32) -> Summary {
     }
 }
 
+/// The entries of `dir` as (file name, path).
+fn named_entries(dir: &Path) -> Result<Vec<(String, std::path::PathBuf)>> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).map_err(|e| Error::io(dir, &e))? {
+        let path = entry.map_err(|e| Error::io(dir, &e))?.path();
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        out.push((name, path));
+    }
+    Ok(out)
+}
+
 /// Every `jobs-<scheduler>.csv` in `dir`, rows in trace order, keyed by scheduler (empty if none).
 fn read_runs(dir: &Path) -> Result<BTreeMap<String, Vec<JobRow>>> {
     let mut runs = BTreeMap::new();
-    let entries = std::fs::read_dir(dir).map_err(|e| Error::io(dir, &e))?;
-    for entry in entries {
-        let path = entry.map_err(|e| Error::io(dir, &e))?.path();
-        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    for (name, path) in named_entries(dir)? {
         if let Some(scheduler) = name.strip_prefix("jobs-").and_then(|n| n.strip_suffix(".csv")) {
             let text = std::fs::read_to_string(&path).map_err(|e| Error::io(&path, &e))?;
             let mut rows = parse_csv(&text, &path.display().to_string())?;
@@ -407,10 +415,7 @@ fn read_runs(dir: &Path) -> Result<BTreeMap<String, Vec<JobRow>>> {
 /// The `run<k>` folders of a repeated evaluation (`--repeat`), in round order.
 pub fn repeat_rounds(dir: &Path) -> Result<Vec<std::path::PathBuf>> {
     let mut rounds: Vec<(u32, std::path::PathBuf)> = Vec::new();
-    let entries = std::fs::read_dir(dir).map_err(|e| Error::io(dir, &e))?;
-    for entry in entries {
-        let path = entry.map_err(|e| Error::io(dir, &e))?.path();
-        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    for (name, path) in named_entries(dir)? {
         if let Some(k) = name.strip_prefix("run").and_then(|k| k.parse::<u32>().ok()) {
             if path.is_dir() {
                 rounds.push((k, path));
@@ -469,16 +474,16 @@ pub fn mean_ci95(values: &[f64]) -> (f64, f64) {
 }
 
 /// Writes the per-round reports of a repeated evaluation (`dir/run<k>/report.md`) and, in `dir`, a
-/// `report.md`, `summary.csv` and `response.svg` (bars with 95% intervals) over the rounds: each scheduler's mean response time and makespan per
-/// round, their mean with a 95% confidence interval, and the ratio of mean response times to `baseline`
-/// paired by round (the schedulers of one round ran back to back, so a round's ratio cancels most of
+/// `report.md`, `summary.csv` and `response.svg` (bars with 95% intervals) over the rounds: each
+/// scheduler's mean response time and makespan per round, their mean with a 95% confidence interval,
+/// and the ratio of mean response times to `baseline` paired by round (the schedulers of one round ran back to back, so a round's ratio cancels most of
 /// the machine's drift), with its own interval. Returns the report text.
 pub fn write_repeat_report(dir: &Path, title: &str, slots: u32, baseline: &str) -> Result<String> {
     let rounds = repeat_rounds(dir)?;
     if rounds.is_empty() {
         return Err(Error::config("gridmix repeat folder", dir.display(), "a folder holding run<k>/ folders"));
     }
-    // scheduler -> per round (mean RT, makespan); a scheduler missing from a round is left out of that round.
+    // scheduler -> its summary per round (None where it did not run); per-job response times over rounds.
     let mut per: BTreeMap<String, Vec<Option<Summary>>> = BTreeMap::new();
     let mut jobs_mean: BTreeMap<String, Vec<Vec<f64>>> = BTreeMap::new();
     let mut reference: Vec<JobRow> = Vec::new();
@@ -747,17 +752,17 @@ pub struct ContainerUse {
 impl ContainerUse {
     /// Mean task containers running over the span.
     pub fn mean_tasks(&self) -> f64 {
-        if self.span_s > 0.0 {
-            self.task_s / self.span_s
-        } else {
-            0.0
-        }
+        self.over_span(self.task_s)
     }
 
     /// Mean AM containers running over the span.
     pub fn mean_ams(&self) -> f64 {
+        self.over_span(self.am_s)
+    }
+
+    fn over_span(&self, container_s: f64) -> f64 {
         if self.span_s > 0.0 {
-            self.am_s / self.span_s
+            container_s / self.span_s
         } else {
             0.0
         }
