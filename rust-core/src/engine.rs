@@ -207,6 +207,8 @@ pub struct Engine {
     spare: [BTreeSet<(u32, u8, u32)>; 2],
     /// Label spacing of the last from-scratch relabelling (`engine/labels.rs`).
     label_gap: u32,
+    /// The active jobs when the plan was last applied in full (`engine/labels.rs`).
+    planned_active: Vec<JobId>,
     choices: Vec<Choice>,
     /// Pass-1 bookkeeping of one heartbeat: (original under entry, tentative key now in the set).
     touched: Vec<(UnderEntry, Option<u32>)>,
@@ -246,6 +248,7 @@ impl Engine {
             under: [BTreeSet::new(), BTreeSet::new()],
             spare: [BTreeSet::new(), BTreeSet::new()],
             label_gap: 0,
+            planned_active: Vec::new(),
             choices: Vec::with_capacity(64),
             touched: Vec::with_capacity(64),
             stats: EngineStats::default(),
@@ -618,6 +621,11 @@ impl Engine {
             let snap = Snapshot::with_lookup(now, self.cluster(), &self.jobs, &self.active);
             self.policy.plan(&snap)
         };
+        if self.apply_in_place(&plan) {
+            self.plan = plan;
+            self.plan_done(now, started);
+            return;
+        }
         for i in 0..self.active.len() {
             if let Some(s) = self.jobs.get_mut(self.active[i]).map(|s| &mut s.sched) {
                 s.rank = u32::MAX;
@@ -658,12 +666,8 @@ impl Engine {
         for i in 0..self.active.len() {
             self.reindex(self.active[i]);
         }
-        self.dirty = false;
-        self.next_epoch = now.saturating_add(self.config.epoch_ms);
-        let ns = started.elapsed().as_nanos() as u64;
-        self.stats.plans += 1;
-        self.stats.last_plan_ns = ns;
-        self.stats.total_plan_ns += ns;
+        self.planned_active.clone_from(&self.active);
+        self.plan_done(now, started);
     }
 
     /// The current plan.

@@ -14,14 +14,55 @@
 //! the heartbeat chooses the same jobs in the same order as with dense ranks (tested in
 //! `engine/tests` by running every event sequence against a from-scratch rebuild).
 
+use std::time::Instant;
+
 use super::{Engine, NO_LABEL};
-use crate::model::JobId;
+use crate::model::{JobId, Time};
+use crate::policy::Plan;
 
 /// Room left below `u32::MAX` when relabelling from scratch: half the label space stays free for
 /// jobs appended behind the last one (FIFO and Fair append every arrival).
 const SPREAD: u64 = 1 << 31;
 
 impl Engine {
+    /// Applies `plan` by touching only the jobs whose target changed, when that is exactly what
+    /// the full application would do: the active jobs are those of the last full application and
+    /// the plan lists the same jobs in the same order with the same locality waits and accelerated
+    /// targets (so every rank, wait and accelerated target stays). Every event that changes a
+    /// job's state re-indexes that job, so the other jobs' index entries are current. Returns
+    /// false, changing nothing, when the full path is needed; the caller stores the plan.
+    pub(super) fn apply_in_place(&mut self, plan: &Plan) -> bool {
+        let same_shape = self.planned_active == self.active
+            && plan.entries.len() == self.plan.entries.len()
+            && plan.entries.iter().zip(&self.plan.entries).all(|(a, b)| a.job == b.job)
+            && plan.locality_waits == self.plan.locality_waits
+            && plan.accelerated_targets == self.plan.accelerated_targets;
+        if !same_shape {
+            return false;
+        }
+        let changed: Vec<usize> =
+            (0..plan.entries.len()).filter(|&i| plan.entries[i].target != self.plan.entries[i].target).collect();
+        for i in changed {
+            let e = plan.entries[i];
+            // A job listed twice takes its last entry, as in the full path (its rank says which).
+            if let Some(s) = self.sched_mut(e.job).filter(|s| s.rank == i as u32) {
+                s.target = e.target;
+                self.reindex(e.job);
+            }
+        }
+        true
+    }
+
+    /// Book-keeping after a plan is applied: epoch, dirty flag and the plan's cost in the stats.
+    pub(super) fn plan_done(&mut self, now: Time, started: Instant) {
+        self.dirty = false;
+        self.next_epoch = now.saturating_add(self.config.epoch_ms);
+        let ns = started.elapsed().as_nanos() as u64;
+        self.stats.plans += 1;
+        self.stats.last_plan_ns = ns;
+        self.stats.total_plan_ns += ns;
+    }
+
     /// Gives every ranked active job a label that increases along its rank, keeping old labels
     /// where it can; a job whose label changes is unindexed first (its entries name the old one).
     /// Returns whether labels had to be reassigned from scratch.
