@@ -435,6 +435,11 @@ impl<'a> PlanBuilder<'a> {
             entry.target[pool.phases[0].idx()] = slots;
             return;
         }
+        // Nothing to split: skip the job lookup (most jobs of a long queue get no slots).
+        if slots == 0 {
+            entry.target = [0, 0];
+            return;
+        }
         let js = self.snapshot.job(job);
         let map_demand = {
             let m = js.phase(Phase::Map);
