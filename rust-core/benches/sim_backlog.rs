@@ -69,7 +69,11 @@ fn main() {
             eprintln!("{policy}: simulation failed");
             continue;
         };
-        println!("{policy}: {} events in {secs:.2} s = {:.2e} events/s", result.summary.events, result.summary.events as f64 / secs);
+        println!(
+            "{policy}: {} events in {secs:.2} s = {:.2e} events/s",
+            result.summary.events,
+            result.summary.events as f64 / secs
+        );
         println!("  active jobs   events/s");
         let mut points = Vec::new();
         for (&band, &(events, wall)) in &bands {

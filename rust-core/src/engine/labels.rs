@@ -146,8 +146,8 @@ impl Engine {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::{Choice, SCALE};
     use crate::config::EngineConfig;
+    use crate::engine::{Choice, SCALE};
     use crate::model::{JobSpec, Locality, NodeId, Phase};
     use crate::policy::PoolMode;
     use proptest::prelude::*;

@@ -334,8 +334,8 @@ pub fn plan_from_pools(snapshot: &Snapshot<'_>, solved: &[(Pool, Vec<JobId>, Fle
     // order, meets every job first at its best (position, pool): a linear merge. A job's later
     // occurrences are dropped by the builder, which keeps the first (no set of seen ids here).
     let longest = solved.iter().map(|(_, _, sol)| sol.order.len()).max().unwrap_or(0);
-    let order = (0..longest)
-        .flat_map(|pos| solved.iter().filter_map(move |(_, ids, sol)| sol.order.get(pos).map(|&i| ids[i])));
+    let order =
+        (0..longest).flat_map(|pos| solved.iter().filter_map(move |(_, ids, sol)| sol.order.get(pos).map(|&i| ids[i])));
     let mut builder = PlanBuilder::new(snapshot, order);
     for (pool, ids, sol) in solved {
         for (i, &id) in ids.iter().enumerate() {

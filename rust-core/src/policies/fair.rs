@@ -12,6 +12,9 @@ use std::collections::BinaryHeap;
 use crate::model::JobId;
 use crate::policy::{pool_demand, slot_bounds, Plan, PlanBuilder, Policy, Pools, Snapshot};
 
+/// A job's `(demand, minimum)` in one pool.
+type DemandMin = (u32, u32);
+
 /// Weighted max-min fair sharing.
 #[derive(Debug, Default)]
 pub struct Fair;
@@ -91,7 +94,7 @@ impl Policy for Fair {
         // One walk over the job states for every pool (they are large; this walk is most of the
         // plan's memory traffic), then one water-filling per pool over compact rows.
         let pools = Pools::of(snapshot);
-        let rows: Vec<(JobId, f64, [(u32, u32); 2])> = snapshot
+        let rows: Vec<(JobId, f64, [DemandMin; 2])> = snapshot
             .active_jobs()
             .map(|job| {
                 let mut per_pool = [(0, 0); 2];

@@ -6,6 +6,9 @@ use std::cmp::Reverse;
 use crate::model::{JobId, Time};
 use crate::policy::{Plan, PlanBuilder, Policy, Pools, Snapshot};
 
+/// FIFO's sort key: higher priority first, then submission time, then id.
+type FifoKey = (Reverse<i32>, Time, JobId);
+
 /// First in, first out, greedily.
 #[derive(Debug, Default)]
 pub struct Fifo;
@@ -21,7 +24,7 @@ impl Policy for Fifo {
         // unique (the id is in them), so an unstable sort gives FIFO's one order, and it finds an
         // already-sorted input (the usual case: active ids are in submission order) in one pass.
         let pools = Pools::of(snapshot);
-        let mut rows: Vec<((Reverse<i32>, Time, JobId), [u32; 2])> = snapshot
+        let mut rows: Vec<(FifoKey, [u32; 2])> = snapshot
             .active_jobs()
             .map(|j| ((Reverse(j.spec.priority), j.spec.submit_ms, j.id), pools.demands(j)))
             .collect();

@@ -83,7 +83,13 @@ pub(crate) mod testutil {
     /// progress, minima, maxima and weights; `active` in submission order with some repeats.
     pub fn snapshot_parts() -> impl Strategy<Value = (ClusterView, Vec<JobState>, Vec<JobId>)> {
         let job = (0i32..3, 0i64..20, 0u32..12, 0u32..6, 0u32..12, 0u32..4, prop::option::of(1u32..8), 1u32..4);
-        (prop::bool::ANY, 0u32..30, 0u32..15, prop::collection::vec(job, 0..40), prop::collection::vec(0usize..40, 0..4))
+        (
+            prop::bool::ANY,
+            0u32..30,
+            0u32..15,
+            prop::collection::vec(job, 0..40),
+            prop::collection::vec(0usize..40, 0..4),
+        )
             .prop_map(|(shared, map_slots, reduce_slots, specs, repeats)| {
                 let mode = if shared { PoolMode::Shared } else { PoolMode::Split };
                 let cluster = ClusterView { map_slots, reduce_slots, mode, nodes: 1 };
