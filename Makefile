@@ -8,7 +8,7 @@ GRADLE_FLAGS ?= --console=plain
 CARGO ?= cargo
 APT := $(shell command -v sudo >/dev/null 2>&1 && [ "$$(id -u)" != 0 ] && echo sudo) apt-get
 
-.PHONY: demo test setup rust-test java-test jar mrv1-replay ui-test sls jni-bench gridmix gridmix-loaded clean fuzz soak
+.PHONY: demo test setup rust-test native-check java-test jar mrv1-replay ui-test sls jni-bench gridmix gridmix-loaded clean fuzz soak
 
 ## The main job: a small workload on an embedded MiniMRYarnCluster under fifo and fair; prints
 ## per-job response times and their mean per policy.
@@ -24,6 +24,17 @@ test: setup rust-test java-test
 rust-test:
 	$(CARGO) build -p circumflex-ffi --lib
 	$(CARGO) test --workspace --features circumflex-policies/test-policies
+
+## The native library the jars ship holds only what daemons run (issue 18): builds the release cdylib,
+## fails if circumflex-ffi depends on rand*, clap or indicatif, then runs the nm check
+## (crates/circumflex-ffi/tests/native_symbols.rs) on target/release/libcircumflex.so, printing its size
+## and symbol counts. `make test` runs the same check on the test profile's library.
+native-check:
+	$(CARGO) build --release -p circumflex-ffi --lib
+	@if $(CARGO) tree -p circumflex-ffi -e normal --prefix none | grep -E '^(rand|rand_core|rand_pcg|rand_distr|clap|indicatif) '; then \
+	  echo "circumflex-ffi depends on a lab-only crate (above)" >&2; exit 1; fi
+	CIRCUMFLEX_NATIVE_LIB=$(abspath target/release/libcircumflex.so) \
+	  $(CARGO) test -p circumflex-ffi --test native_symbols -- --nocapture
 
 java-test:
 	$(GRADLE) $(GRADLE_FLAGS) test

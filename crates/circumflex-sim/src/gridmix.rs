@@ -40,6 +40,7 @@ use serde_json::{json, Value};
 use crate::output::OutDir;
 use crate::plot::{grouped_bars, line_chart, Series};
 use crate::sim::SimJob;
+use crate::stats::mean_ci95;
 use circumflex_core::error::{Error, Result};
 use circumflex_core::model::Time;
 
@@ -444,33 +445,6 @@ fn per_job_row(md: &mut String, r: &JobRow, slots: u32, cells: &[String]) {
         r.ideal_ms(slots) / 1000.0,
         cells.join(" | ")
     );
-}
-
-/// Two-sided 95% Student t quantile for `df` degrees of freedom (the normal 1.96 past 30).
-fn t95(df: usize) -> f64 {
-    const TABLE: [f64; 30] = [
-        12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
-        2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
-    ];
-    match df {
-        0 => f64::NAN,
-        d if d <= TABLE.len() => TABLE[d - 1],
-        _ => 1.96,
-    }
-}
-
-/// Mean and the half-width of its 95% confidence interval (NaN for fewer than two values).
-pub fn mean_ci95(values: &[f64]) -> (f64, f64) {
-    let n = values.len();
-    if n == 0 {
-        return (f64::NAN, f64::NAN);
-    }
-    let mean = values.iter().sum::<f64>() / n as f64;
-    if n < 2 {
-        return (mean, f64::NAN);
-    }
-    let var = values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
-    (mean, t95(n - 1) * (var / n as f64).sqrt())
 }
 
 /// Writes the per-round reports of a repeated evaluation (`dir/run<k>/report.md`) and, in `dir`, a
@@ -1071,14 +1045,6 @@ mod tests {
             assert!(dir.join(f).exists(), "{f}");
         }
         std::fs::remove_dir_all(&dir).unwrap();
-    }
-
-    #[test]
-    fn confidence_interval_uses_student_t() {
-        let (m, h) = mean_ci95(&[1.0, 2.0, 3.0]);
-        // s = 1, n = 3: 4.303 / sqrt(3) = 2.484.
-        assert!((m - 2.0).abs() < 1e-12 && (h - 2.4844).abs() < 1e-3, "{m} {h}");
-        assert!(mean_ci95(&[5.0]).1.is_nan() && mean_ci95(&[]).0.is_nan());
     }
 
     #[test]

@@ -13,6 +13,7 @@
 //! - [`gridmix`]: SWIM window → Rumen trace for Gridmix, the Gridmix report and RM-log timelines.
 //! - [`output`]: report folders (create, write named files, IO errors naming the path).
 //! - [`plot`]: dependency-free, deterministic SVG line and bar charts for reports.
+//! - [`stats`]: mean, standard deviations, spread and the Student t interval every study and report uses.
 //! - [`fuzzing`]: one fuzz entry point per untrusted-input boundary (cargo-fuzz targets and the short
 //!   fuzz test); the `ffi_events` one drives the native library's handle API.
 //! - `src/bin/circumflex.rs`: the CLI (`simulate`, `compare`, `reproduce <paper>`, Gridmix tools).
@@ -24,5 +25,6 @@ pub mod gridmix;
 pub mod output;
 pub mod plot;
 pub mod sim;
+pub mod stats;
 pub mod studies;
 pub mod trace;

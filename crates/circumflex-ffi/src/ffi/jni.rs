@@ -456,6 +456,8 @@ pub extern "system" fn Java_io_circumflex_nativeapi_NativeEngine_nativeStatusHtm
 /// int[] out)` of `io.circumflex.bench.JniBench`: does nothing and returns 0. The JNI
 /// micro-benchmark's baseline (`make jni-bench`): the same signature as `nativeNodeUpdate`, so the
 /// difference between the two is the engine's work plus the panic guard, not the JNI transition.
+/// Only with the `bench-export` feature: the library the jars ship exports no benchmark symbol.
+#[cfg(feature = "bench-export")]
 #[no_mangle]
 pub extern "system" fn Java_io_circumflex_bench_JniBench_nativeEmpty<'local>(
     _env: EnvUnowned<'local>,

@@ -165,7 +165,7 @@ impl Summary {
         let done: Vec<&JobRecord> = jobs.iter().filter(|j| j.response_ms.is_some()).collect();
         let resp: Vec<f64> = done.iter().filter_map(|j| j.response_ms).map(|r| r as f64 / 1000.0).collect();
         let stretch: Vec<f64> = done.iter().filter_map(|j| j.stretch).collect();
-        let mean = |v: &[f64]| if v.is_empty() { 0.0 } else { v.iter().sum::<f64>() / v.len() as f64 };
+        let mean = crate::stats::mean;
         let max = |v: &[f64]| v.iter().copied().fold(0.0, f64::max);
         let weight_sum: f64 = done.iter().map(|j| j.weight).sum();
         let weighted = if weight_sum > 0.0 {

@@ -47,6 +47,7 @@ use serde::Serialize;
 
 use crate::plot::{grouped_bars, line_chart, Series};
 use crate::sim::{workload_rng, ClusterSpec, SimConfig, SimJob, SimResult, Simulation, Workload};
+use crate::stats::{mean, sample_sd};
 use circumflex_core::config::EngineConfig;
 use circumflex_core::error::Result;
 use circumflex_core::model::{Locality, Phase, Time};
@@ -309,22 +310,6 @@ pub fn experiment1(seeds: u64) -> Result<Experiment1> {
     Ok(out)
 }
 
-fn mean(v: &[f64]) -> f64 {
-    if v.is_empty() {
-        0.0
-    } else {
-        v.iter().sum::<f64>() / v.len() as f64
-    }
-}
-
-fn sd(v: &[f64]) -> f64 {
-    if v.len() < 2 {
-        return 0.0;
-    }
-    let m = mean(v);
-    (v.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / (v.len() - 1) as f64).sqrt()
-}
-
 /// Relative time beyond the goal as the thesis defines it (Table 5.7): `(run − goal) / run`.
 pub fn beyond_goal(run_s: f64, goal_s: f64) -> f64 {
     if run_s <= 0.0 {
@@ -555,7 +540,7 @@ fn experiment3_markdown(e3: &Experiment3, seeds: u64) -> String {
                 job.0,
                 job.7,
                 mean(&runs),
-                sd(&runs),
+                sample_sd(&runs),
                 100.0 * mean(&e3.accelerated_share[r][k])
             );
         }
@@ -657,7 +642,7 @@ fn markdown(e1: &Experiment1, e2: &[AffinityCell], command: &str) -> String {
             j.submit_s,
             j.thesis_isolated_s,
             mean(&e1.isolated_s[k]),
-            sd(&e1.isolated_s[k]),
+            sample_sd(&e1.isolated_s[k]),
             j.goal_a_s,
             j.goal_b_s
         );
@@ -677,15 +662,15 @@ fn markdown(e1: &Experiment1, e2: &[AffinityCell], command: &str) -> String {
             j.label,
             j.app,
             a,
-            sd(&e1.run_s[0][k]),
+            sample_sd(&e1.run_s[0][k]),
             a / j.goal_a_s as f64,
             b,
-            sd(&e1.run_s[1][k]),
+            sample_sd(&e1.run_s[1][k]),
             100.0 * beyond_goal(b, j.goal_b_s as f64),
             100.0 * beyond_goal(j.thesis_b_run_s, j.goal_b_s as f64),
             j.thesis_b_run_s,
             f,
-            sd(&e1.run_s[2][k]),
+            sample_sd(&e1.run_s[2][k]),
             f / j.goal_a_s as f64,
             f / j.goal_b_s as f64
         );
@@ -748,11 +733,11 @@ fn markdown(e1: &Experiment1, e2: &[AffinityCell], command: &str) -> String {
             c.setting.label(),
             c.replicas,
             100.0 * mean(&c.local),
-            100.0 * sd(&c.local),
+            100.0 * sample_sd(&c.local),
             thesis,
             mean(&met),
             mean(&c.makespan_s),
-            sd(&c.makespan_s)
+            sample_sd(&c.makespan_s)
         );
     }
     md.push_str(&format!("\nPlot: `locality.svg`.\n\n{DISCUSSION}\n## Reproduce\n\n```\n{command}\n```\n"));

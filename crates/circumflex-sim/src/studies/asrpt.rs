@@ -22,6 +22,7 @@ use rand_distr::{Distribution, Exp, Poisson};
 use rand_pcg::Pcg64;
 use serde::Serialize;
 
+use crate::stats::Spread;
 use circumflex_core::error::Result;
 use circumflex_policies::asrpt::slot::{simulate, srpt_bound, Mode, SlotJob, SlotOutcome, SlotScheduler};
 
@@ -126,37 +127,6 @@ pub fn generate(setting: &Setting, cfg: &StudyConfig, seed: u64) -> Vec<SlotJob>
 pub fn even_split(units: u32, k: u32) -> Vec<u32> {
     let k = k.max(1);
     (0..k).map(|i| units / k + u32::from(i < units % k)).collect()
-}
-
-/// Summary statistics of a sample.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
-pub struct Spread {
-    /// Mean.
-    pub mean: f64,
-    /// Sample standard deviation.
-    pub std: f64,
-    /// Minimum.
-    pub min: f64,
-    /// Maximum.
-    pub max: f64,
-}
-
-impl Spread {
-    /// Statistics of `xs` (zeros for an empty sample).
-    pub fn of(xs: &[f64]) -> Spread {
-        if xs.is_empty() {
-            return Spread::default();
-        }
-        let n = xs.len() as f64;
-        let mean = xs.iter().sum::<f64>() / n;
-        let var = if xs.len() > 1 { xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0) } else { 0.0 };
-        Spread {
-            mean,
-            std: var.sqrt(),
-            min: xs.iter().copied().fold(f64::INFINITY, f64::min),
-            max: xs.iter().copied().fold(f64::NEG_INFINITY, f64::max),
-        }
-    }
 }
 
 /// One scheduler's results in one (setting, mode) cell.

@@ -37,7 +37,7 @@ use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64;
 use serde::Serialize;
 
-use crate::studies::asrpt::Spread;
+use crate::stats::Spread;
 use circumflex_core::error::Result;
 use circumflex_policies::flex::metrics::Penalty;
 use circumflex_policies::flowflex::chain::PseudoChain;

@@ -29,6 +29,7 @@ use serde::Serialize;
 
 use crate::sim::simulator::SimResult;
 use crate::sim::{workload_rng, ClusterSpec, SimConfig, SimJob, Simulation, Workload};
+use crate::stats;
 use circumflex_core::config::EngineConfig;
 use circumflex_core::error::Result;
 use circumflex_core::model::Time;
@@ -255,12 +256,10 @@ pub struct Row {
 }
 
 impl Row {
+    /// Mean and sample standard deviation over the seeds of `f`.
     fn mean(&self, f: impl Fn(&Outcome) -> f64) -> (f64, f64) {
         let xs: Vec<f64> = self.runs.iter().map(f).collect();
-        let n = xs.len().max(1) as f64;
-        let m = xs.iter().sum::<f64>() / n;
-        let sd = (xs.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (n - 1.0).max(1.0)).sqrt();
-        (m, sd)
+        (stats::mean(&xs), stats::sample_sd(&xs))
     }
 }
 

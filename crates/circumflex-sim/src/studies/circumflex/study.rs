@@ -38,6 +38,7 @@ use rand_pcg::Pcg64;
 use serde::{Deserialize, Serialize};
 
 use super::fluid::{simulate, ScanArrival, Scheme, Workload};
+use crate::stats::{mean, min_median_max, population_sd};
 use circumflex_core::error::{Error, Result};
 use circumflex_policies::flex::metrics::Objective;
 
@@ -238,15 +239,6 @@ pub struct Study {
     pub seconds: f64,
 }
 
-fn mean(xs: &[f64]) -> f64 {
-    xs.iter().sum::<f64>() / xs.len().max(1) as f64
-}
-
-fn sd(xs: &[f64]) -> f64 {
-    let m = mean(xs);
-    (xs.iter().map(|x| (x - m).powi(2)).sum::<f64>() / xs.len().max(1) as f64).sqrt()
-}
-
 /// Runs the grid; `progress(done, total)` after each task.
 pub fn run(cfg: &StudyConfig, progress: impl Fn(usize, usize) + Sync) -> Result<Study> {
     let started = std::time::Instant::now();
@@ -293,7 +285,7 @@ pub fn run(cfg: &StudyConfig, progress: impl Fn(usize, usize) + Sync) -> Result<
                 for (s, m) in row.iter_mut().enumerate() {
                     *m = mean(&col(&|r| r.metric[o][s]));
                 }
-                ratio_sd[o] = [1, 2].map(|s| sd(&col(&|r| r.metric[o][s] / r.metric[o][0])));
+                ratio_sd[o] = [1, 2].map(|s| population_sd(&col(&|r| r.metric[o][s] / r.metric[o][0])));
             }
             let work = [0, 1, 2].map(|s| mean(&col(&|r| r.work[s])));
             let concurrency = [0, 1, 2].map(|s| mean(&col(&|r| r.concurrency[s])));
@@ -309,18 +301,6 @@ pub fn run(cfg: &StudyConfig, progress: impl Fn(usize, usize) + Sync) -> Result<
         })
         .collect();
     Ok(Study { config: cfg.clone(), cells, seconds: started.elapsed().as_secs_f64() })
-}
-
-/// Min, median and max of a non-empty list (median of an even list: mean of the middle two).
-pub fn spread(xs: &[f64]) -> (f64, f64, f64) {
-    let mut v: Vec<f64> = xs.to_vec();
-    v.sort_by(f64::total_cmp);
-    if v.is_empty() {
-        return (f64::NAN, f64::NAN, f64::NAN);
-    }
-    let n = v.len();
-    let med = if n % 2 == 1 { v[n / 2] } else { (v[n / 2 - 1] + v[n / 2]) / 2.0 };
-    (v[0], med, v[n - 1])
 }
 
 /// The report's discussion of where and why our figures differ from the paper's.
@@ -424,8 +404,8 @@ impl Study {
         for &t1 in &THETAS {
             for &t2 in &THETAS {
                 let cells = self.cells_of(t1, t2);
-                let c = spread(&cells.iter().map(|c| c.ratio(o, 1)).collect::<Vec<_>>());
-                let b = spread(&cells.iter().map(|c| c.ratio(o, 2)).collect::<Vec<_>>());
+                let c = min_median_max(&cells.iter().map(|c| c.ratio(o, 1)).collect::<Vec<_>>());
+                let b = min_median_max(&cells.iter().map(|c| c.ratio(o, 2)).collect::<Vec<_>>());
                 let flex = mean(&cells.iter().map(|c| c.metric[o][0]).collect::<Vec<_>>());
                 s.push_str(&format!(
                     "| {t1} | {t2} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {flex:.3} |\n",
@@ -472,7 +452,7 @@ impl Study {
         let get = |c: Option<&Cell>, f: &dyn Fn(&Cell) -> f64| c.map_or(f64::NAN, f);
         let worst_c = self.all_ratios(0, 1).into_iter().fold(f64::NEG_INFINITY, f64::max);
         let best_b = self.all_ratios(0, 2).into_iter().fold(f64::INFINITY, f64::min);
-        let (bmin, _, bmax) = spread(&f5.iter().map(|c| c.ratio(0, 2)).collect::<Vec<_>>());
+        let (bmin, _, bmax) = min_median_max(&f5.iter().map(|c| c.ratio(0, 2)).collect::<Vec<_>>());
         let mut overlap = 0;
         for &t1 in &THETAS {
             for &t2 in &THETAS {
@@ -671,7 +651,7 @@ impl Study {
                 for &t2 in &THETAS {
                     let cells = self.cells_of(t1, t2);
                     for s in 1..3 {
-                        let (lo, med, hi) = spread(&cells.iter().map(|c| c.ratio(o, s)).collect::<Vec<_>>());
+                        let (lo, med, hi) = min_median_max(&cells.iter().map(|c| c.ratio(o, s)).collect::<Vec<_>>());
                         values[s - 1].push(med);
                         errors[s - 1].push((lo, hi));
                     }
@@ -734,7 +714,6 @@ mod tests {
         let span = w.jobs.last().map_or(0.0, |j| j.arrival);
         assert!(span > 80.0 && span < 120.0, "{span}");
         assert_eq!(generate(&cfg, 1.0, 1.0, 8, 3), w, "deterministic");
-        assert_eq!(spread(&[3.0, 1.0, 2.0]), (1.0, 2.0, 3.0));
     }
 
     #[test]

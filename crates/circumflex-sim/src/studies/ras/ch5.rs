@@ -33,6 +33,7 @@ use rand_distr::{Distribution, Exp, LogNormal};
 
 use super::sim::{simulate, Scheduler, SimConfig, SimJob};
 use crate::plot::{grouped_bars, line_chart, Series};
+use crate::stats;
 use circumflex_core::error::{Error, Result};
 use circumflex_policies::adaptive::ras::placement::PlacementConfig;
 use circumflex_policies::adaptive::ras::resources::Profile;
@@ -258,13 +259,12 @@ fn run_cell(cfg: &Ch5Config, cell: &Cell) -> Metrics {
     metrics(&jobs, &finish, horizon / 7.0, horizon * 6.0 / 7.0, horizon)
 }
 
+/// Mean and population standard deviation over the seeds (NaN mean when a cell has no seed).
 fn mean_sd(xs: &[f64]) -> (f64, f64) {
     if xs.is_empty() {
         return (f64::NAN, 0.0);
     }
-    let m = xs.iter().sum::<f64>() / xs.len() as f64;
-    let v = xs.iter().map(|x| (x - m).powi(2)).sum::<f64>() / xs.len() as f64;
-    (m, v.sqrt())
+    (stats::mean(xs), stats::population_sd(xs))
 }
 
 fn select(cells: &[Cell], exp: usize, factor: f64, load: f64, s: usize) -> impl Iterator<Item = &Metrics> {
