@@ -1,0 +1,190 @@
+//! Fair: weighted max-min fair shares with per-job minimums and maximums, as Hadoop's
+//! FairScheduler computes them for jobs in one pool.
+//!
+//! Per pool, each job's demand is what it can use now (running plus runnable pending tasks),
+//! capped by its maximum. Minimums are granted first, in FIFO order when they do not all fit;
+//! the rest is water-filled one slot at a time to the job with the lowest `slots / weight`
+//! (ties: earlier submission, then lower id), which is exact max-min fairness on integers.
+
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
+
+use crate::model::JobId;
+use crate::policy::{pool_demand, slot_bounds, Plan, PlanBuilder, Policy, Pools, Snapshot};
+
+/// A job's `(demand, minimum)` in one pool.
+type DemandMin = (u32, u32);
+
+/// Weighted max-min fair sharing.
+#[derive(Debug, Default)]
+pub struct Fair;
+
+/// Heap entry: smallest `slots / weight` first, then FIFO.
+struct Share {
+    slots: u32,
+    weight: f64,
+    rank: usize,
+}
+
+impl Share {
+    fn ratio(&self) -> f64 {
+        self.slots as f64 / self.weight
+    }
+}
+
+impl PartialEq for Share {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+impl Eq for Share {}
+impl PartialOrd for Share {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Share {
+    fn cmp(&self, other: &Self) -> Ordering {
+        // BinaryHeap is a max-heap: invert so the neediest job is on top.
+        other.ratio().total_cmp(&self.ratio()).then_with(|| other.rank.cmp(&self.rank))
+    }
+}
+
+/// Water-fills `capacity` slots over `(job, demand, min, weight)` in FIFO rank order.
+/// Returns the allocation in the same order. Exposed for other policies' "fair" fallbacks.
+pub fn max_min_fair(capacity: u32, jobs: &[(JobId, u32, u32, f64)]) -> Vec<u32> {
+    let mut alloc = vec![0u32; jobs.len()];
+    let mut left = capacity;
+    for (i, &(_, demand, min, _)) in jobs.iter().enumerate() {
+        let give = min.min(demand).min(left);
+        alloc[i] = give;
+        left -= give;
+    }
+    // Minima often take every slot (thousands of jobs with a minimum each): then there is
+    // nothing to water-fill and no heap to build.
+    if left == 0 {
+        return alloc;
+    }
+    let mut heap: BinaryHeap<Share> = jobs
+        .iter()
+        .enumerate()
+        .filter(|(i, j)| alloc[*i] < j.1)
+        .map(|(i, j)| Share { slots: alloc[i], weight: j.3, rank: i })
+        .collect();
+    // The neediest job takes one slot in place (one sift-down instead of a pop and a push).
+    while left > 0 {
+        let Some(mut top) = heap.peek_mut() else { break };
+        top.slots += 1;
+        alloc[top.rank] = top.slots;
+        left -= 1;
+        if top.slots >= jobs[top.rank].1 {
+            std::collections::binary_heap::PeekMut::pop(top);
+        }
+    }
+    alloc
+}
+
+impl Policy for Fair {
+    fn name(&self) -> &'static str {
+        "fair"
+    }
+
+    fn plan(&mut self, snapshot: &Snapshot<'_>) -> Plan {
+        let mut builder = PlanBuilder::new(snapshot, snapshot.active.iter().copied());
+        // One walk over the job states for every pool (they are large; this walk is most of the
+        // plan's memory traffic), then one water-filling per pool over compact rows.
+        let pools = Pools::of(snapshot);
+        let rows: Vec<(JobId, f64, [DemandMin; 2])> = snapshot
+            .active_jobs()
+            .map(|job| {
+                let mut per_pool = [(0, 0); 2];
+                for (k, pool) in pools.iter() {
+                    let (min, max) = slot_bounds(job, pool.capacity);
+                    per_pool[k] = (pool_demand(job, pool).min(max), min);
+                }
+                (job.id, job.spec.weight, per_pool)
+            })
+            .collect();
+        let mut input = Vec::with_capacity(rows.len());
+        for (k, pool) in pools.iter() {
+            input.clear();
+            input.extend(rows.iter().map(|&(id, weight, per_pool)| (id, per_pool[k].0, per_pool[k].1, weight)));
+            let alloc = max_min_fair(pool.capacity, &input);
+            for (i, &(id, ..)) in input.iter().enumerate() {
+                builder.set_pool_target(id, pool, alloc[i]);
+            }
+        }
+        builder.finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Fair as it was first written (one walk over the job states per pool): the one-walk
+    /// version must plan exactly the same.
+    fn reference(snapshot: &Snapshot<'_>) -> Plan {
+        let mut builder = PlanBuilder::new(snapshot, snapshot.active.iter().copied());
+        for pool in snapshot.cluster.pools() {
+            let input: Vec<_> = snapshot
+                .active_jobs()
+                .map(|job| {
+                    let (min, max) = slot_bounds(job, pool.capacity);
+                    (job.id, pool_demand(job, &pool).min(max), min, job.spec.weight)
+                })
+                .collect();
+            let alloc = max_min_fair(pool.capacity, &input);
+            for (i, &(id, ..)) in input.iter().enumerate() {
+                builder.set_pool_target(id, &pool, alloc[i]);
+            }
+        }
+        builder.finish()
+    }
+
+    proptest! {
+        #[test]
+        fn plans_exactly_as_the_reference((cluster, jobs, active) in crate::baseline::testutil::snapshot_parts()) {
+            let snap = Snapshot::new(7, cluster, &jobs, &active);
+            prop_assert_eq!(Fair.plan(&snap), reference(&snap));
+        }
+    }
+
+    #[test]
+    fn equal_weights_split_evenly_and_respect_demand() {
+        let jobs = [(JobId(0), 10, 0, 1.0), (JobId(1), 2, 0, 1.0), (JobId(2), 10, 0, 1.0)];
+        assert_eq!(max_min_fair(10, &jobs), vec![4, 2, 4]);
+    }
+
+    #[test]
+    fn weights_and_minimums() {
+        let jobs = [(JobId(0), 10, 0, 1.0), (JobId(1), 10, 0, 3.0)];
+        assert_eq!(max_min_fair(8, &jobs), vec![2, 6]);
+        let jobs = [(JobId(0), 10, 5, 1.0), (JobId(1), 10, 0, 3.0)];
+        assert_eq!(max_min_fair(8, &jobs), vec![5, 3]);
+    }
+
+    proptest! {
+        #[test]
+        fn never_exceeds_capacity_or_demand(
+            cap in 0u32..200,
+            jobs in prop::collection::vec((0u32..50, 0u32..10, 1u32..5), 0..30),
+        ) {
+            let input: Vec<_> = jobs.iter().enumerate()
+                .map(|(i, &(d, m, w))| (JobId(i as u32), d, m.min(d), w as f64)).collect();
+            let alloc = max_min_fair(cap, &input);
+            let total: u32 = alloc.iter().sum();
+            prop_assert!(total <= cap);
+            let demand: u32 = input.iter().map(|j| j.1).sum();
+            prop_assert_eq!(total, cap.min(demand), "work conserving");
+            for (a, j) in alloc.iter().zip(&input) {
+                prop_assert!(*a <= j.1);
+            }
+            let mins: u32 = input.iter().map(|j| j.2).sum();
+            if mins <= cap {
+                for (a, j) in alloc.iter().zip(&input) { prop_assert!(*a >= j.2); }
+            }
+        }
+    }
+}
