@@ -45,6 +45,7 @@
 //! indices are kept per phase so that a heartbeat with slots of one phase left never walks the
 //! entries of the other (that walk made a 10,000-job heartbeat cost ~0.9 ms; see `benches/`).
 
+mod labels;
 mod table;
 
 use std::collections::{BTreeSet, VecDeque};
@@ -119,6 +120,9 @@ pub struct EngineStats {
 /// An entry of the under-allocated index: (relative allocation, rank, phase, job).
 type UnderEntry = (u32, u32, u8, u32);
 
+/// A job without an order label yet.
+const NO_LABEL: u32 = u32::MAX;
+
 /// Per-(job, phase) key in the under-allocated index: relative allocation in millionths.
 const SCALE: u64 = 1_000_000;
 
@@ -135,6 +139,8 @@ struct IndexSlot {
 struct Sched {
     /// Plan rank (`u32::MAX` = not in plan).
     rank: u32,
+    /// The rank's order label, which keys the job's index entries (`engine/labels.rs`).
+    label: u32,
     /// Plan targets per phase.
     target: [u32; 2],
     /// Delay scheduling: offers skipped waiting for locality.
@@ -150,6 +156,7 @@ impl Default for Sched {
     fn default() -> Self {
         Sched {
             rank: u32::MAX,
+            label: NO_LABEL,
             target: [0, 0],
             skips: 0,
             locality_wait: None,
@@ -192,11 +199,15 @@ pub struct Engine {
     plan: Plan,
     next_epoch: Time,
     dirty: bool,
-    /// Per phase: (relative allocation, rank, phase, job) of runnable entries below target.
+    /// Per phase: (relative allocation, rank label, phase, job) of runnable entries below target.
     /// One set per phase so a heartbeat never walks entries of a phase it has no slot for.
     under: [BTreeSet<(u32, u32, u8, u32)>; 2],
-    /// Per phase: (rank, phase, job) of every runnable entry.
+    /// Per phase: (rank label, phase, job) of every runnable entry.
     spare: [BTreeSet<(u32, u8, u32)>; 2],
+    /// Label spacing of the last from-scratch relabelling (`engine/labels.rs`).
+    label_gap: u32,
+    /// The active jobs when the plan was last applied in full (`engine/labels.rs`).
+    planned_active: Vec<JobId>,
     choices: Vec<Choice>,
     /// Pass-1 bookkeeping of one heartbeat: (original under entry, tentative key now in the set).
     touched: Vec<(UnderEntry, Option<u32>)>,
@@ -230,6 +241,8 @@ impl Engine {
             dirty: true,
             under: [BTreeSet::new(), BTreeSet::new()],
             spare: [BTreeSet::new(), BTreeSet::new()],
+            label_gap: 0,
+            planned_active: Vec::new(),
             choices: Vec::with_capacity(64),
             touched: Vec::with_capacity(64),
             stats: EngineStats::default(),
@@ -597,13 +610,17 @@ impl Engine {
             let snap = Snapshot::with_lookup(now, self.cluster(), &self.jobs, &self.active);
             self.policy.plan(&snap)
         };
+        if self.apply_in_place(&plan) {
+            self.plan = plan;
+            self.plan_done(now, started);
+            return;
+        }
         for i in 0..self.active.len() {
             if let Some(s) = self.jobs.get_mut(self.active[i]).map(|s| &mut s.sched) {
                 s.rank = u32::MAX;
                 s.target = [0, 0];
                 s.locality_wait = None;
                 s.accel_target = None;
-                s.index = [IndexSlot::default(); 2];
             }
         }
         for &(job, slots) in &plan.accelerated_targets {
@@ -623,28 +640,23 @@ impl Engine {
             }
         }
         self.plan = plan;
-        for ph in 0..2 {
-            self.under[ph].clear();
-            self.spare[ph].clear();
-        }
         // Jobs the policy left out of its plan still get spare capacity, after all planned ones.
         let mut extra = self.plan.entries.len() as u32;
         for i in 0..self.active.len() {
-            let id = self.active[i];
-            if let Some(s) = self.sched_mut(id) {
+            if let Some(s) = self.sched_mut(self.active[i]) {
                 if s.rank == u32::MAX {
                     s.rank = extra;
                     extra += 1;
                 }
             }
-            self.reindex(id);
         }
-        self.dirty = false;
-        self.next_epoch = now.saturating_add(self.config.epoch_ms);
-        let ns = started.elapsed().as_nanos() as u64;
-        self.stats.plans += 1;
-        self.stats.last_plan_ns = ns;
-        self.stats.total_plan_ns += ns;
+        // The index is updated in place: only jobs whose label, target or state changed move.
+        self.relabel();
+        for i in 0..self.active.len() {
+            self.reindex(self.active[i]);
+        }
+        self.planned_active.clone_from(&self.active);
+        self.plan_done(now, started);
     }
 
     /// The current plan.
@@ -683,7 +695,7 @@ impl Engine {
 
     fn unindex(&mut self, job: JobId) {
         let Some(s) = self.jobs.get_mut(job).map(|s| &mut s.sched) else { return };
-        let rank = s.rank;
+        let rank = s.label;
         for ph in Phase::ALL {
             let slot = &mut s.index[ph.idx()];
             if let Some(key) = slot.under.take() {
@@ -695,28 +707,41 @@ impl Engine {
         }
     }
 
-    /// Re-derives the index entries of `job` from its true state.
+    /// Re-derives the index entries of `job` from its true state. Entries that are already
+    /// right stay (a re-plan calls this for every active job; most are unchanged).
     fn reindex(&mut self, job: JobId) {
-        self.unindex(job);
         let Some(Slot { state: j, sched: s }) = self.jobs.get_mut(job) else { return };
-        let rank = s.rank;
-        if rank == u32::MAX || !j.is_active() {
-            return;
-        }
+        let rank = s.label;
+        let planned = s.rank != u32::MAX && rank != NO_LABEL && j.is_active();
+        let mut want = [IndexSlot::default(); 2];
         for ph in Phase::ALL {
-            if !j.runnable(ph) {
+            if !planned || !j.runnable(ph) {
                 continue;
             }
             let running = j.phase(ph).running;
             let target = s.target[ph.idx()];
-            let slot = &mut s.index[ph.idx()];
+            let slot = &mut want[ph.idx()];
             if running < target {
-                let key = (running as u64 * SCALE / target as u64) as u32;
-                self.under[ph.idx()].insert((key, rank, ph as u8, job.0));
-                slot.under = Some(key);
+                slot.under = Some((running as u64 * SCALE / target as u64) as u32);
             }
-            self.spare[ph.idx()].insert((rank, ph as u8, job.0));
             slot.spare = true;
+        }
+        // The entries in the sets carry `s.label` (a label change unindexes first), so equal
+        // slots mean equal entries.
+        if want.iter().zip(&s.index).all(|(a, b)| a.under == b.under && a.spare == b.spare) {
+            return;
+        }
+        self.unindex(job);
+        let Some(s) = self.jobs.get_mut(job).map(|s| &mut s.sched) else { return };
+        for ph in Phase::ALL {
+            let slot = want[ph.idx()];
+            if let Some(key) = slot.under {
+                self.under[ph.idx()].insert((key, rank, ph as u8, job.0));
+            }
+            if slot.spare {
+                self.spare[ph.idx()].insert((rank, ph as u8, job.0));
+            }
+            s.index[ph.idx()] = slot;
         }
     }
 

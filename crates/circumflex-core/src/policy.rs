@@ -182,6 +182,31 @@ pub fn pool_demand(job: &JobState, pool: &Pool) -> u32 {
         .sum()
 }
 
+/// The (one or two) pools of a snapshot's cluster on the stack, for policies that read every
+/// job's per-pool figures in one walk over the job states instead of one walk per pool.
+#[derive(Clone, Copy, Debug)]
+pub struct Pools {
+    pools: [Option<Pool>; 2],
+}
+
+impl Pools {
+    /// The pools of `snapshot.cluster`, in [`ClusterView::pools`] order.
+    pub fn of(snapshot: &Snapshot<'_>) -> Pools {
+        let mut it = snapshot.cluster.pools();
+        Pools { pools: [it.next(), it.next()] }
+    }
+
+    /// `(k, pool)` for each pool; `k` indexes [`Pools::demands`].
+    pub fn iter(&self) -> impl Iterator<Item = (usize, &Pool)> {
+        self.pools.iter().enumerate().filter_map(|(k, p)| p.as_ref().map(|p| (k, p)))
+    }
+
+    /// [`pool_demand`] of `job` in each pool (0 where there is no second pool).
+    pub fn demands(&self, job: &JobState) -> [u32; 2] {
+        self.pools.map(|p| p.map_or(0, |p| pool_demand(job, &p)))
+    }
+}
+
 /// Remaining work of a job in `pool` (all phases of the pool, runnable or not), slot-ms.
 pub fn pool_remaining_work(job: &JobState, pool: &Pool) -> Work {
     pool.phases.iter().map(|&ph| job.remaining_work(ph)).sum()
@@ -300,45 +325,105 @@ impl Plan {
     }
 }
 
+/// Where [`PlanBuilder`] finds a job's plan entry: the one lookup every `set_*` call makes, so
+/// it is the plan plumbing's hot path (`docs/performance.md`).
+#[derive(Debug)]
+enum Positions {
+    /// Entry position by `id - base`, for the usual case of active ids in a narrow range (the
+    /// engine numbers jobs in submission order, so the active ones are the ids of one window).
+    /// [`ABSENT`] marks ids that are not active, [`UNPLACED`] active ids not yet in the order.
+    Dense { base: u32, pos: Vec<u32> },
+    /// `(job, position)` sorted by job, for sparse id sets: sized by the active jobs, not by ids.
+    Sorted(Vec<(JobId, u32)>),
+}
+
+/// Not an active job of the snapshot.
+const ABSENT: u32 = u32::MAX;
+/// Active, but not placed in the plan yet.
+const UNPLACED: u32 = u32::MAX - 1;
+
+impl Positions {
+    /// The index over `active`, every job [`UNPLACED`]. Dense when the id range is at most four
+    /// times the number of active jobs (plus a little), so memory stays `O(active)` either way.
+    fn new(active: &[JobId]) -> Positions {
+        let (lo, hi) = active.iter().fold((u32::MAX, 0u32), |(lo, hi), id| (lo.min(id.0), hi.max(id.0)));
+        if !active.is_empty() && ((hi - lo) as u64) < 4 * active.len() as u64 + 64 {
+            let mut pos = vec![ABSENT; (hi - lo) as usize + 1];
+            for id in active {
+                pos[(id.0 - lo) as usize] = UNPLACED;
+            }
+            return Positions::Dense { base: lo, pos };
+        }
+        let mut pos: Vec<(JobId, u32)> = active.iter().map(|&id| (id, UNPLACED)).collect();
+        pos.sort_unstable();
+        pos.dedup_by_key(|p| p.0);
+        Positions::Sorted(pos)
+    }
+
+    /// The slot of `id` ([`UNPLACED`] or its position), or `None` if `id` is not active.
+    #[inline]
+    fn slot(&mut self, id: JobId) -> Option<&mut u32> {
+        match self {
+            Positions::Dense { base, pos } => {
+                let slot = pos.get_mut(id.0.checked_sub(*base)? as usize)?;
+                (*slot != ABSENT).then_some(slot)
+            }
+            Positions::Sorted(pos) => {
+                let k = pos.binary_search_by_key(&id, |p| p.0).ok()?;
+                Some(&mut pos[k].1)
+            }
+        }
+    }
+
+    /// Position of `id` in the plan's entries, if it is there.
+    #[inline]
+    fn get(&self, id: JobId) -> Option<usize> {
+        let p = match self {
+            Positions::Dense { base, pos } => *pos.get(id.0.checked_sub(*base)? as usize)?,
+            Positions::Sorted(pos) => pos[pos.binary_search_by_key(&id, |p| p.0).ok()?].1,
+        };
+        (p < UNPLACED).then_some(p as usize)
+    }
+}
+
 /// Helps policies assemble a [`Plan`] pool by pool without knowing the pool mode.
 #[derive(Debug)]
 pub struct PlanBuilder<'a> {
     snapshot: &'a Snapshot<'a>,
     plan: Plan,
-    /// (job, position in `plan.entries`), sorted by job: sized by the active jobs, not by every id.
-    pos: Vec<(JobId, u32)>,
+    pos: Positions,
 }
 
 impl<'a> PlanBuilder<'a> {
     /// Starts a plan whose priority order is `order` (must list every active job once; jobs
-    /// missing from it are appended in submission order so none is ever dropped).
+    /// missing from it are appended in submission order so none is ever dropped; repeated and
+    /// inactive ids are skipped).
     pub fn new(snapshot: &'a Snapshot<'a>, order: impl IntoIterator<Item = JobId>) -> PlanBuilder<'a> {
-        let mut pos: Vec<(JobId, u32)> = snapshot.active.iter().map(|&id| (id, u32::MAX)).collect();
-        pos.sort_unstable();
-        pos.dedup_by_key(|p| p.0);
+        let mut pos = Positions::new(snapshot.active);
         let mut entries = Vec::with_capacity(snapshot.active.len());
-        let push = |id: JobId, entries: &mut Vec<PlanEntry>, pos: &mut Vec<(JobId, u32)>| {
-            let Ok(k) = pos.binary_search_by_key(&id, |p| p.0) else { return };
-            let slot = &mut pos[k].1;
-            if *slot == u32::MAX && snapshot.try_job(id).is_some_and(JobState::is_active) {
+        let mut push = |id: JobId, entries: &mut Vec<PlanEntry>| {
+            let Some(slot) = pos.slot(id) else { return };
+            if *slot == UNPLACED && snapshot.try_job(id).is_some_and(JobState::is_active) {
                 *slot = entries.len() as u32;
                 entries.push(PlanEntry { job: id, target: [0, 0], predicted_completion_ms: None });
             }
         };
         for id in order {
-            push(id, &mut entries, &mut pos);
+            push(id, &mut entries);
         }
-        for &id in snapshot.active {
-            push(id, &mut entries, &mut pos);
+        // Only when the order forgot someone: re-walking every active id costs a job lookup each.
+        if entries.len() < snapshot.active.len() {
+            for &id in snapshot.active {
+                push(id, &mut entries);
+            }
         }
         PlanBuilder { snapshot, plan: Plan { computed_at: snapshot.now, entries, ..Plan::default() }, pos }
     }
 
     /// Position of `job` in the plan's entries, if it is there.
+    #[inline]
     fn position(&self, job: JobId) -> Option<usize> {
-        let k = self.pos.binary_search_by_key(&job, |p| p.0).ok()?;
-        let p = self.pos[k].1;
-        (p != u32::MAX).then_some(p as usize)
+        self.pos.get(job)
     }
 
     /// Sets the job's target in `pool` to `slots`. In a shared pool the slots go to runnable
@@ -348,6 +433,11 @@ impl<'a> PlanBuilder<'a> {
         let entry = &mut self.plan.entries[p];
         if pool.phases.len() == 1 {
             entry.target[pool.phases[0].idx()] = slots;
+            return;
+        }
+        // Nothing to split: skip the job lookup (most jobs of a long queue get no slots).
+        if slots == 0 {
+            entry.target = [0, 0];
             return;
         }
         let js = self.snapshot.job(job);
@@ -475,6 +565,55 @@ mod tests {
         // A policy's order may still name the retired job: it is skipped, the active one planned.
         let plan = PlanBuilder::new(&snap, [JobId(0), JobId(7), JobId(1)]).finish();
         assert_eq!(plan.entries.iter().map(|e| e.job).collect::<Vec<_>>(), vec![JobId(1)]);
+    }
+
+    /// The builder's specification, written the slow obvious way: the order's active ids first
+    /// (first occurrence wins), then active ids it forgot, in submission order.
+    fn reference_order(snap: &Snapshot<'_>, order: &[JobId]) -> Vec<JobId> {
+        let mut out: Vec<JobId> = Vec::new();
+        for &id in order.iter().chain(snap.active) {
+            if snap.active.contains(&id) && snap.try_job(id).is_some_and(JobState::is_active) && !out.contains(&id) {
+                out.push(id);
+            }
+        }
+        out
+    }
+
+    proptest::proptest! {
+        /// Dense and sorted position indices (narrow and sparse id ranges), duplicates, inactive
+        /// and unknown ids: the builder's order is the reference's, and every target lands on its job.
+        #[test]
+        fn builder_matches_its_specification(
+            spread in proptest::prelude::prop_oneof![proptest::prelude::Just(1u32), proptest::prelude::Just(1000u32)],
+            active_raw in proptest::collection::vec(0u32..40, 0..30),
+            order_raw in proptest::collection::vec(0u32..45, 0..40),
+            finished in proptest::collection::vec(proptest::bool::ANY, 40),
+        ) {
+            let jobs: Vec<JobState> = (0..40 * spread)
+                .map(|i| {
+                    let mut j = JobState::new(JobId(i), crate::model::JobSpec::new(0, 1, 0));
+                    if finished[(i / spread) as usize] {
+                        j.status = crate::model::JobStatus::Finished;
+                    }
+                    j
+                })
+                .collect();
+            let active: Vec<JobId> = active_raw.iter().map(|&i| JobId(i * spread)).collect();
+            let order: Vec<JobId> = order_raw.iter().map(|&i| JobId(i * spread)).collect();
+            let cluster = ClusterView { map_slots: 4, reduce_slots: 0, mode: PoolMode::Split, nodes: 1 };
+            let snap = Snapshot::new(0, cluster, &jobs, &active);
+            let pool = Pool { capacity: 4, phases: MAP_ONLY };
+            let mut b = PlanBuilder::new(&snap, order.iter().copied());
+            for &id in order.iter().chain(&active) {
+                b.set_pool_target(id, &pool, id.0 + 1);
+            }
+            let plan = b.finish();
+            let got: Vec<JobId> = plan.entries.iter().map(|e| e.job).collect();
+            proptest::prop_assert_eq!(got, reference_order(&snap, &order));
+            for e in &plan.entries {
+                proptest::prop_assert_eq!(e.target[0], e.job.0 + 1);
+            }
+        }
     }
 
     #[test]

@@ -331,20 +331,11 @@ impl Policy for FlexPolicy {
 /// the full packings. Shared by FLEX and CIRCUMFLEX.
 pub fn plan_from_pools(snapshot: &Snapshot<'_>, solved: &[(Pool, Vec<JobId>, FlexSolution)]) -> Plan {
     // Plan order: best position in any pool (module docs). Walking positions in step, pools in
-    // order, meets every job first at its best (position, pool): a linear merge.
-    let mut seen: std::collections::HashSet<JobId> = std::collections::HashSet::with_capacity(snapshot.active.len());
-    let mut order: Vec<JobId> = Vec::with_capacity(snapshot.active.len());
+    // order, meets every job first at its best (position, pool): a linear merge. A job's later
+    // occurrences are dropped by the builder, which keeps the first (no set of seen ids here).
     let longest = solved.iter().map(|(_, _, sol)| sol.order.len()).max().unwrap_or(0);
-    for pos in 0..longest {
-        for (_, ids, sol) in solved {
-            if let Some(&i) = sol.order.get(pos) {
-                let id = ids[i];
-                if seen.insert(id) {
-                    order.push(id);
-                }
-            }
-        }
-    }
+    let order =
+        (0..longest).flat_map(|pos| solved.iter().filter_map(move |(_, ids, sol)| sol.order.get(pos).map(|&i| ids[i])));
     let mut builder = PlanBuilder::new(snapshot, order);
     for (pool, ids, sol) in solved {
         for (i, &id) in ids.iter().enumerate() {

@@ -30,7 +30,7 @@ use circumflex_core::model::Time;
 use circumflex_core::policy::PoolMode;
 
 pub use metrics::{JobRecord, Summary};
-pub use simulator::{SimResult, Simulation, TaskRecord};
+pub use simulator::{Progress, SimResult, Simulation, TaskRecord};
 pub use workload::{SimJob, SyntheticSpec, Workload};
 
 /// The simulation's random generator: PCG-64 (`pcg64`), whose output stream is specified and portable.

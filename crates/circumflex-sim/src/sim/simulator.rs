@@ -163,6 +163,21 @@ struct JobRun {
     finish_ms: Option<Time>,
 }
 
+/// Where a run stands, as [`Simulation::run_observed`] reports it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Progress {
+    /// Events processed so far.
+    pub events: u64,
+    /// Jobs finished or rejected.
+    pub done: u64,
+    /// Jobs in the workload.
+    pub total: u64,
+    /// Jobs arrived and not yet finished (the backlog).
+    pub active: u64,
+    /// Simulated time, ms.
+    pub now: Time,
+}
+
 /// A configured run over one workload. Build with [`Simulation::new`], then [`Simulation::run`].
 pub struct Simulation<'w> {
     config: SimConfig,
@@ -259,7 +274,13 @@ impl<'w> Simulation<'w> {
     }
 
     /// Like [`Simulation::run`], calling `progress(jobs_done, jobs_total)` every few thousand events.
-    pub fn run_with_progress(mut self, mut progress: impl FnMut(u64, u64)) -> Result<SimResult> {
+    pub fn run_with_progress(self, mut progress: impl FnMut(u64, u64)) -> Result<SimResult> {
+        self.run_observed(|p| progress(p.done, p.total))
+    }
+
+    /// Like [`Simulation::run`], calling `observe` every 16,384 events and at the end with the
+    /// backlog at that point (for the events/s-against-active-jobs benchmark, `benches/sim_backlog.rs`).
+    pub fn run_observed(mut self, mut observe: impl FnMut(&Progress)) -> Result<SimResult> {
         for i in 0..self.workload.jobs.len() {
             let at = self.workload.jobs[i].spec.submit_ms;
             self.schedule(at, Event::Arrival(i as u32));
@@ -293,10 +314,10 @@ impl<'w> Simulation<'w> {
                 Event::Epoch => self.on_epoch(),
             }
             if self.events & 0x3fff == 0 {
-                progress(done, total);
+                observe(&Progress { events: self.events, done, total, active: self.active as u64, now: self.now });
             }
         }
-        progress(done, total);
+        observe(&Progress { events: self.events, done, total, active: self.active as u64, now: self.now });
         Ok(self.finish())
     }
 
