@@ -9,6 +9,7 @@
 //! - [`simulator`]: the event loop ([`Simulation`]).
 //! - [`workload`]: jobs with true task durations, and the synthetic generators.
 //! - [`metrics`]: per-job records, per-run summaries, isolated time (for stretch).
+//! - [`bound`]: lower bounds on mean response time, mean stretch and max stretch (how far from optimal).
 //! - [`report`]: JSON, CSV, the terminal table and SVG plots.
 //!
 //! **Determinism.** Time is integer milliseconds; events are ordered by time, then by kind (arrivals,
@@ -17,6 +18,7 @@
 //! drawn from the same seed on a separate stream ([`workload_rng`]), so the workload does not change
 //! when the simulator's own draws do. The same configuration and workload give byte-identical results.
 
+pub mod bound;
 pub mod metrics;
 pub mod report;
 pub mod simulator;
