@@ -83,8 +83,11 @@ pub struct SweepResult {
     pub runs: Vec<SweepRun>,
 }
 
-/// The three objectives the sweep reports: name, how to read it from a summary, from the bounds.
-pub const OBJECTIVES: [(&str, fn(&Summary) -> f64, fn(&Bounds) -> f64); 3] = [
+/// An objective: its name, how to read it from a run's summary, and from the bounds.
+pub type Objective = (&'static str, fn(&Summary) -> f64, fn(&Bounds) -> f64);
+
+/// The three objectives the sweep reports.
+pub const OBJECTIVES: [Objective; 3] = [
     ("mean response time", |s| s.mean_response_s, |b| b.mean_response_s),
     ("mean stretch", |s| s.mean_stretch, |b| b.mean_stretch),
     ("max stretch", |s| s.max_stretch, |b| b.max_stretch),
