@@ -52,11 +52,11 @@ use std::collections::BinaryHeap;
 
 use serde::{Deserialize, Serialize};
 
-use circumflex_core::model::{Phase, Time};
-use circumflex_core::policy::PoolMode;
 use crate::sim::metrics::isolated_time;
 use crate::sim::workload::{SimJob, Workload};
 use crate::sim::ClusterSpec;
+use circumflex_core::model::{Phase, Time};
+use circumflex_core::policy::PoolMode;
 
 /// The lower bounds of one workload on one cluster.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

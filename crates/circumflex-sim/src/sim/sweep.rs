@@ -21,13 +21,13 @@ use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
-use circumflex_core::error::{Error, Result};
 use crate::plot::{line_chart, Series};
-use circumflex_core::policy::PoolMode;
 use crate::sim::bound::{lower_bounds, Bounds};
 use crate::sim::metrics::Summary;
 use crate::sim::simulator::policy_label;
 use crate::sim::{SimConfig, Simulation, Workload};
+use circumflex_core::error::{Error, Result};
+use circumflex_core::policy::PoolMode;
 
 /// What to sweep besides the policies.
 #[derive(Clone, Debug, PartialEq)]
