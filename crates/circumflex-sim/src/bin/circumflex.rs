@@ -407,6 +407,17 @@ impl RunArgs {
         Ok(workload)
     }
 
+    /// One simulation config per `name[:objective]` of `policies`.
+    fn sim_configs(&self, policies: &[String]) -> Result<Vec<SimConfig>> {
+        policies
+            .iter()
+            .map(|p| {
+                let (name, objective) = split_policy(p);
+                self.sim_config(&name, objective.as_deref())
+            })
+            .collect()
+    }
+
     /// The simulation config for `policy[:objective]`, validated through the engine's own key parser
     /// (an unknown policy gets the registry's error listing what is allowed).
     fn sim_config(&self, policy: &str, objective: Option<&str>) -> Result<SimConfig> {
@@ -573,13 +584,7 @@ fn main_result() -> Result<()> {
             }
         }
         Command::Compare { policies, baseline, run } => {
-            let configs = policies
-                .iter()
-                .map(|p| {
-                    let (name, objective) = split_policy(p);
-                    run.sim_config(&name, objective.as_deref())
-                })
-                .collect::<Result<Vec<_>>>()?;
+            let configs = run.sim_configs(&policies)?;
             let labels: Vec<String> =
                 configs.iter().map(|c| policy_label(&c.engine.policy, c.engine.objective.as_deref())).collect();
             let base = match &baseline {
@@ -607,13 +612,7 @@ fn main_result() -> Result<()> {
         }
         Command::Sweep { policies, loads, pools, seeds, threads, run } => {
             use circumflex_sim::sim::sweep;
-            let configs = policies
-                .iter()
-                .map(|p| {
-                    let (name, objective) = split_policy(p);
-                    run.sim_config(&name, objective.as_deref())
-                })
-                .collect::<Result<Vec<_>>>()?;
+            let configs = run.sim_configs(&policies)?;
             let workload = run.workload(&configs[0].cluster)?;
             let spec =
                 sweep::SweepSpec { loads, pools: pools.into_iter().map(PoolArg::mode).collect(), seeds, threads };
