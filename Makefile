@@ -18,7 +18,7 @@ demo: setup
 ## Every test: Rust unit/property tests, the cbindgen header check, the C ABI test, Java unit tests,
 ## ResourceManager start-up tests and the MiniMRYarnCluster integration tests; MRv1: shim unit tests and
 ## the Hadoop 1.2.1 MiniMRCluster integration tests (docs/mrv1.md).
-test: setup rust-test java-test
+test: setup rust-test results-check java-test
 
 ## Every crate's tests (crates/*); the test-panic policy is on for the FFI failure-path tests.
 rust-test:
@@ -43,6 +43,76 @@ java-test:
 	  awk -F'"' '{for (i = 1; i < NF; i++) { if ($$i ~ /tests=$$/) t += $$(i+1); if ($$i ~ /failures=$$/) f += $$(i+1); \
 	    if ($$i ~ /errors=$$/) f += $$(i+1); if ($$i ~ /skipped=$$/) s += $$(i+1) } } \
 	    END { printf "java: %d passed, %d failed, %d skipped\n", t - f - s, f, s }'
+
+## ---- Simulation results are code ------------------------------------------------------------------
+## `make results` regenerates every committed simulation result under results/ by the one command per folder
+## below (each folder's COMMAND file is what that command writes). The Hadoop runs (Gridmix, SLS, the JNI
+## benchmark, mrv1-replay) are not here: they keep their own targets. RESULTS_DIR=DIR writes elsewhere.
+## `make results-check` (part of `make test`) regenerates RESULTS_CHECKED into a scratch folder and fails when
+## a committed summary differs (wall-clock columns aside; crates/circumflex-sim/src/sim/drift.rs says which).
+## `make sweep` (= `make quality`): the load sweep of issue 21 into results/sweep (docs/lower-bounds.md).
+RESULTS_DIR ?= results
+CIRCUMFLEX := target/release/circumflex
+SWIM_DAY := ../shared/data/swim/FB-2009_samples_24_times_1hr_0.tsv
+SWIM_COMPARE := compare --policies fifo,fair,flex:avg_response_time,flex:max_stretch --baseline fair \
+  --workload swim:$(SWIM_DAY) --nodes 50 --map-slots 4 --reduce-slots 2 --racks 2
+RESULTS_ALL := asrpt adaptive-ch3 rtmr ras-ch4 flowflex flowflex-slack4 reverse-ch5 circumflex circumflex-sensitivity \
+  swim-fb2009 swim-fb2009-shared synthetic-deadlines sweep
+## Checked in `make test`: all but the CIRCUMFLEX study and its sensitivity runs (together over 10 min of CPU) and
+## reverse-ch5 (1.5 min): about 1 min of CPU, plus the sweep (2.5 min of CPU) and the release build of the CLI.
+RESULTS_CHECKED ?= asrpt adaptive-ch3 rtmr ras-ch4 flowflex flowflex-slack4 swim-fb2009 swim-fb2009-shared \
+  synthetic-deadlines sweep
+
+cli:
+	$(CARGO) build --release -p circumflex-sim --bin circumflex
+
+.PHONY: cli results results-check sweep quality $(addprefix result-,$(RESULTS_ALL))
+
+results: $(addprefix result-,$(RESULTS_ALL))
+
+result-asrpt: cli
+	$(CIRCUMFLEX) reproduce asrpt --seeds 10 --slots 500 --out $(RESULTS_DIR)/asrpt
+result-adaptive-ch3: cli
+	$(CIRCUMFLEX) reproduce adaptive-ch3 --seeds 5 --out $(RESULTS_DIR)/adaptive-ch3
+result-rtmr: cli
+	$(CIRCUMFLEX) reproduce rtmr --seeds 10 --estimate-factor 4 --out $(RESULTS_DIR)/rtmr
+result-ras-ch4: cli
+	$(CIRCUMFLEX) reproduce ras-ch4 --period 30 --out $(RESULTS_DIR)/ras-ch4
+result-flowflex: cli
+	$(CIRCUMFLEX) reproduce flowflex --instances 25 --seed 1 --max-flows 20 --slack 1 --out $(RESULTS_DIR)/flowflex
+result-flowflex-slack4: cli
+	$(CIRCUMFLEX) reproduce flowflex --instances 25 --seed 1 --max-flows 20 --slack 4 --out $(RESULTS_DIR)/flowflex/slack4
+result-reverse-ch5: cli
+	$(CIRCUMFLEX) reproduce reverse-ch5 --seeds 2 --days 7 --nodes 100 --loads 0.2,0.4,0.6 --factors 4,8,12 \
+	  --out $(RESULTS_DIR)/reverse-ch5
+result-circumflex: cli
+	$(CIRCUMFLEX) reproduce circumflex --seeds 10 --max-slots 5 --rho 0.9 --workers 2 --out $(RESULTS_DIR)/circumflex
+result-circumflex-sensitivity: cli
+	for m in 10 25 100; do $(CIRCUMFLEX) reproduce circumflex --seeds 3 --max-slots $$m --rho 0.9 --workers 2 \
+	  --out $(RESULTS_DIR)/circumflex/sensitivity/m$$m || exit 1; done
+	for m in 25 100; do $(CIRCUMFLEX) reproduce circumflex --seeds 1 --max-slots $$m --rho 0.97 --workers 2 \
+	  --out $(RESULTS_DIR)/circumflex/sensitivity/rho0.97-m$$m || exit 1; done
+result-swim-fb2009: cli
+	$(CIRCUMFLEX) $(SWIM_COMPARE) --pool split --seed 1 --out $(RESULTS_DIR)/swim-fb2009
+result-swim-fb2009-shared: cli
+	$(CIRCUMFLEX) $(SWIM_COMPARE) --pool shared --seed 1 --out $(RESULTS_DIR)/swim-fb2009-shared
+result-synthetic-deadlines: cli
+	$(CIRCUMFLEX) compare --policies fifo,fair,flex:avg_response_time,flex:total_tardiness,flex:max_lateness,rtmr,deadline-constraint \
+	  --baseline fair --workload synthetic:jobs=400,interarrival_ms=15000,deadline=3 --nodes 20 --map-slots 4 \
+	  --reduce-slots 2 --seed 1 --out $(RESULTS_DIR)/synthetic-deadlines
+result-sweep: cli
+	$(CIRCUMFLEX) sweep --workload swim:$(SWIM_DAY) --racks 2 --out $(RESULTS_DIR)/sweep
+
+sweep quality: result-sweep
+
+# The folder names of RESULTS_CHECKED as they sit under results/ (flowflex-slack4 is flowflex/slack4, etc.).
+CHECK_DIRS = $(subst circumflex-sensitivity,circumflex/sensitivity,$(subst flowflex-slack4,flowflex/slack4,$(RESULTS_CHECKED)))
+RESULTS_SCRATCH ?= target/results-check
+results-check: cli
+	rm -rf $(RESULTS_SCRATCH) && mkdir -p $(RESULTS_SCRATCH)
+	$(MAKE) --no-print-directory RESULTS_DIR=$(RESULTS_SCRATCH) $(addprefix result-,$(RESULTS_CHECKED)) > $(RESULTS_SCRATCH)/log.txt 2>&1 \
+	  || { tail -20 $(RESULTS_SCRATCH)/log.txt; exit 1; }
+	$(CIRCUMFLEX) results-check --fresh $(RESULTS_SCRATCH) $(CHECK_DIRS)
 
 ## The shim jars (native library inside): YARN for the ResourceManager's classpath, MRv1 for the
 ## lib/ directory of a Hadoop 1.x install.

@@ -54,6 +54,45 @@ enum Command {
         #[command(flatten)]
         run: RunArgs,
     },
+    /// Load sweep: every policy at cluster sizes spanning the given utilizations, both pool modes and
+    /// several seeds, with the lower bounds of every cell; writes runs.csv, table.md (median ratios to
+    /// fair and to the bounds) and SVG plots. `--nodes`, `--pool` and `--seed` are set per run.
+    Sweep {
+        /// Comma-separated policies, each `name` or `name:objective`.
+        #[arg(
+            long,
+            value_delimiter = ',',
+            default_value = "fifo,fair,flex:avg_response_time,flex:avg_stretch,flex:max_stretch,asrpt"
+        )]
+        policies: Vec<String>,
+        /// Target utilizations, turned into node counts (rule in docs/lower-bounds.md).
+        #[arg(long, value_delimiter = ',', default_value = "0.25,0.35,0.45,0.55,0.65,0.75,0.85")]
+        loads: Vec<f64>,
+        /// Pool modes.
+        #[arg(long, value_enum, value_delimiter = ',', default_value = "split,shared")]
+        pools: Vec<PoolArg>,
+        /// Simulator seeds.
+        #[arg(long, value_delimiter = ',', default_value = "1,2,3")]
+        seeds: Vec<u64>,
+        /// Worker threads (each simulation is single-threaded; outputs do not depend on this).
+        #[arg(long, default_value_t = 2)]
+        threads: usize,
+        #[command(flatten)]
+        run: RunArgs,
+    },
+    /// Compare committed result folders with the same commands' output regenerated elsewhere
+    /// (`make results-check`); wall-clock figures aside. Fails when any compared file differs.
+    ResultsCheck {
+        /// Folder the commands wrote into (their `--out` with `results` replaced by it).
+        #[arg(long)]
+        fresh: PathBuf,
+        /// Folder of the committed results.
+        #[arg(long, default_value = "results")]
+        committed: PathBuf,
+        /// Result folders to compare (relative to both), e.g. `asrpt swim-fb2009`.
+        #[arg(required = true)]
+        names: Vec<PathBuf>,
+    },
     /// Reproduce a paper's simulation study and write its report folder.
     Reproduce {
         #[command(subcommand)]
@@ -317,6 +356,15 @@ struct RunArgs {
     out: Option<PathBuf>,
 }
 
+impl PoolArg {
+    fn mode(self) -> PoolMode {
+        match self {
+            PoolArg::Split => PoolMode::Split,
+            PoolArg::Shared => PoolMode::Shared,
+        }
+    }
+}
+
 impl RunArgs {
     fn cluster(&self) -> ClusterSpec {
         ClusterSpec {
@@ -324,10 +372,7 @@ impl RunArgs {
             map_slots: self.map_slots,
             reduce_slots: self.reduce_slots,
             racks: self.racks,
-            pool: match self.pool {
-                PoolArg::Split => PoolMode::Split,
-                PoolArg::Shared => PoolMode::Shared,
-            },
+            pool: self.pool.mode(),
         }
     }
 
@@ -360,6 +405,17 @@ impl RunArgs {
             workload.assign_deadlines(f, cluster)?;
         }
         Ok(workload)
+    }
+
+    /// One simulation config per `name[:objective]` of `policies`.
+    fn sim_configs(&self, policies: &[String]) -> Result<Vec<SimConfig>> {
+        policies
+            .iter()
+            .map(|p| {
+                let (name, objective) = split_policy(p);
+                self.sim_config(&name, objective.as_deref())
+            })
+            .collect()
     }
 
     /// The simulation config for `policy[:objective]`, validated through the engine's own key parser
@@ -528,13 +584,7 @@ fn main_result() -> Result<()> {
             }
         }
         Command::Compare { policies, baseline, run } => {
-            let configs = policies
-                .iter()
-                .map(|p| {
-                    let (name, objective) = split_policy(p);
-                    run.sim_config(&name, objective.as_deref())
-                })
-                .collect::<Result<Vec<_>>>()?;
+            let configs = run.sim_configs(&policies)?;
             let labels: Vec<String> =
                 configs.iter().map(|c| policy_label(&c.engine.policy, c.engine.objective.as_deref())).collect();
             let base = match &baseline {
@@ -558,6 +608,56 @@ fn main_result() -> Result<()> {
             if let Some(out) = &run.out {
                 write_outputs(out, &workload, &results, &rows, &table)?;
                 eprintln!("wrote {}", out.display());
+            }
+        }
+        Command::Sweep { policies, loads, pools, seeds, threads, run } => {
+            use circumflex_sim::sim::sweep;
+            let configs = run.sim_configs(&policies)?;
+            let workload = run.workload(&configs[0].cluster)?;
+            let spec =
+                sweep::SweepSpec { loads, pools: pools.into_iter().map(PoolArg::mode).collect(), seeds, threads };
+            eprintln!("{}", describe(&workload, &configs[0]));
+            let started = Instant::now();
+            let result = sweep::run(&spec, &configs, &workload, |done, total| {
+                if done % 20 == 0 || done == total {
+                    eprintln!("  {done}/{total} (bounds and runs)");
+                }
+            })?;
+            let command = command_line();
+            let table = result.table_md(&command);
+            print!("{table}");
+            if let Some(out) = &run.out {
+                result.write(out, &command)?;
+                eprintln!("wrote {}", out.display());
+            }
+            // Wall time on stderr only: it is not a result and stays out of the compared outputs.
+            eprintln!("sweep wall time: {:.1} s ({} runs)", started.elapsed().as_secs_f64(), result.runs.len());
+        }
+        Command::ResultsCheck { fresh, committed, names } => {
+            let mut drifted = 0;
+            for name in &names {
+                let drifts = circumflex_sim::sim::drift::compare(&committed.join(name), &fresh.join(name))?;
+                if drifts.is_empty() {
+                    eprintln!("{}: reproduces", committed.join(name).display());
+                }
+                for d in &drifts {
+                    drifted += 1;
+                    println!(
+                        "{}: line {}\n  committed: {}\n  now:       {}",
+                        committed.join(name).join(&d.file).display(),
+                        d.line,
+                        d.committed,
+                        d.fresh
+                    );
+                }
+            }
+            if drifted > 0 {
+                return Err(Error::config(
+                    "results",
+                    format!("{drifted} drifted file(s)"),
+                    "committed results that the code reproduces: regenerate them with `make results` in a commit \
+                     that says which figures changed and why",
+                ));
             }
         }
         Command::Reproduce { study: Study::Asrpt { seeds, slots, out } } => {

@@ -9,6 +9,9 @@
 //! - [`simulator`]: the event loop ([`Simulation`]).
 //! - [`workload`]: jobs with true task durations, and the synthetic generators.
 //! - [`metrics`]: per-job records, per-run summaries, isolated time (for stretch).
+//! - [`bound`]: lower bounds on mean response time, mean stretch and max stretch (how far from optimal).
+//! - [`drift`]: the committed results against the same commands run again (`make results-check`).
+//! - [`sweep`]: the load sweep (policies × cluster sizes × pools × seeds, ratios to fair and to the bounds).
 //! - [`report`]: JSON, CSV, the terminal table and SVG plots.
 //!
 //! **Determinism.** Time is integer milliseconds; events are ordered by time, then by kind (arrivals,
@@ -17,9 +20,12 @@
 //! drawn from the same seed on a separate stream ([`workload_rng`]), so the workload does not change
 //! when the simulator's own draws do. The same configuration and workload give byte-identical results.
 
+pub mod bound;
+pub mod drift;
 pub mod metrics;
 pub mod report;
 pub mod simulator;
+pub mod sweep;
 pub mod workload;
 
 use serde::{Deserialize, Serialize};
