@@ -8,10 +8,10 @@ import io.circumflex.CircumflexRejectedException;
 import io.circumflex.CircumflexUnknownIdException;
 import io.circumflex.mrv1.ConfKeys;
 import io.circumflex.mrv1.Mrv1Observability;
-import io.circumflex.mrv1.OnceLogger;
 import io.circumflex.mrv1.PlanOrder;
 import io.circumflex.nativeapi.NativeEngine;
 import io.circumflex.observe.EngineMetrics;
+import io.circumflex.shim.EngineGuard;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -72,12 +72,11 @@ import org.apache.hadoop.net.Node;
  * <p><b>Failure policy.</b> The JobTracker must never crash because of the scheduler. An invalid
  * {@code circumflex.*} value at start-up stops {@link #start()} with a message naming the key (an
  * operator error, reported before any job runs, as the YARN shim does); an invalid value at
- * {@link #refresh()} keeps the running configuration. If the native library cannot load or the
- * engine fails internally (a caught native panic), the scheduler falls back to FIFO order
- * (priority, then submission time), logging each distinct error once; a successful
- * {@link #refresh()} brings the engine back. An unknown job id (a late update for a job the
- * engine already completed on its last task, while Hadoop runs the cleanup task) is expected and
- * logged at DEBUG; other errors about one event are logged once and ignored.
+ * {@link #refresh()} keeps the running configuration. Every engine call goes through the shims'
+ * one {@link EngineGuard}: a native failure switches to FIFO order (priority, then submission time),
+ * logs {@code Circumflex fallback: <cause>} once per distinct error and shows the cause on the
+ * page and in metrics; a successful {@link #refresh()} replays the trackers, jobs and running
+ * attempts into a new engine and brings it back.
  *
  * <p><b>Threads.</b> Hadoop calls {@code assignTasks} under the JobTracker lock and listeners under
  * {@code synchronized(taskScheduler)}; every method here that touches scheduler state is
@@ -97,13 +96,14 @@ public class CircumflexTaskScheduler extends TaskScheduler {
   private static final int MAX_CHOICES = 1024;
 
   private final Listener listener = new Listener();
-  private final OnceLogger onceLog = new OnceLogger(LOG);
-  /** Metrics2 values the shim measures itself (node-update time, refreshes). */
-  private final EngineMetrics observed = new EngineMetrics();
+  /** The current engine and the failure regime (FIFO fallback, recovery on refresh). */
+  private final EngineGuard guard = new EngineGuard(LOG);
+  /** Metrics2 values the shim measures itself (node-update time, refreshes, fallbacks). */
+  private final EngineMetrics observed = guard.metrics();
   private final Mrv1Observability.Target metricsTarget = new Mrv1Observability.Target() {
     @Override
     public NativeEngine currentEngine() {
-      return engine;
+      return guard.engine();
     }
 
     @Override
@@ -123,9 +123,6 @@ public class CircumflexTaskScheduler extends TaskScheduler {
 
   private EagerTaskInitializationListener eagerInit;
   private ScheduledExecutorService timer;
-  /** Null while in FIFO fallback. Written under the monitor, read by the timer thread. */
-  private volatile NativeEngine engine;
-  private String fallbackReason = "not started";
   private long lastNodeSweep;
 
   /** Public no-argument constructor, as {@code ReflectionUtils.newInstance} requires. */
@@ -142,8 +139,7 @@ public class CircumflexTaskScheduler extends TaskScheduler {
     super.start();
     try {
       NativeEngine.setLogLevel(conf.get(ConfKeys.NATIVE_LOG, "warn"));
-      engine = createEngine(conf);
-      fallbackReason = null;
+      guard.start(createEngine(conf));
       LOG.info("Circumflex scheduler started: native library " + NativeEngine.init(null)
           + ", configuration " + ConfKeys.schedulerKeys(resolved(conf)));
     } catch (CircumflexConfigException e) {
@@ -151,10 +147,7 @@ public class CircumflexTaskScheduler extends TaskScheduler {
       // than run a policy nobody asked for.
       throw new IOException("Circumflex configuration invalid, JobTracker not started: " + e.getMessage(), e);
     } catch (CircumflexException | LinkageError e) {
-      engine = null;
-      fallbackReason = e.getMessage();
-      LOG.error("Circumflex engine unavailable, scheduling in FIFO order until a successful refresh: "
-          + e.getMessage(), e);
+      guard.fallBack("start", e, null);
     }
     Mrv1Observability.attach(metricsTarget);
     registerServlet();
@@ -193,20 +186,12 @@ public class CircumflexTaskScheduler extends TaskScheduler {
 
   /** The engine's status as an HTML fragment for the {@code /scheduler} page, or null in fallback. */
   public String getEngineStatusHtml() {
-    NativeEngine e = engine;
-    if (e == null) {
-      return null;
-    }
-    try {
-      return e.statusHtml(System.currentTimeMillis());
-    } catch (CircumflexException ex) {
-      return null;
-    }
+    return guard.call("statusHtml", e -> e.statusHtml(System.currentTimeMillis()), null);
   }
 
   /** The metrics2 values now (for tests; the metrics system reads the same through its source). */
   public List<EngineMetrics.Metric> readMetrics() {
-    return observed.read(engine);
+    return observed.read(guard.engine());
   }
 
   @Override
@@ -220,36 +205,23 @@ public class CircumflexTaskScheduler extends TaskScheduler {
       taskTrackerManager.removeJobInProgressListener(eagerInit);
     }
     eagerInit.terminate();
-    NativeEngine e = engine;
-    engine = null;
-    fallbackReason = "terminated";
-    if (e != null) {
-      e.close();
-    }
+    guard.stop();
     super.terminate();
   }
 
   /** Whether the native engine is in use (false in FIFO fallback). For tests and the UI. */
-  public synchronized boolean isEngineActive() {
-    return engine != null;
+  public boolean isEngineActive() {
+    return guard.isActive();
   }
 
   /** Why the scheduler is in FIFO fallback, or null when the engine is active. */
-  public synchronized String getFallbackReason() {
-    return fallbackReason;
+  public String getFallbackReason() {
+    return guard.fallbackCause();
   }
 
   /** The engine's status JSON (policy, counters, nodes, jobs), or null in fallback. */
   public String getEngineStatusJson() {
-    NativeEngine e = engine;
-    if (e == null) {
-      return null;
-    }
-    try {
-      return e.statusJson(System.currentTimeMillis());
-    } catch (CircumflexException ex) {
-      return null;
-    }
+    return guard.call("statusJson", e -> e.statusJson(System.currentTimeMillis()), null);
   }
 
   // ----- admission --------------------------------------------------------------------------
@@ -308,7 +280,7 @@ public class CircumflexTaskScheduler extends TaskScheduler {
       return tracked;
     }
     tracked = new TrackedJob(job, now);
-    NativeEngine e = engine;
+    NativeEngine e = guard.engine();
     if (e != null) {
       try {
         tracked.engineId = e.submitJob(jobKeys(job), now);
@@ -317,8 +289,10 @@ public class CircumflexTaskScheduler extends TaskScheduler {
       } catch (CircumflexInvalidJobException ex) {
         throw new IOException("Circumflex cannot schedule job " + id + ", invalid configuration: "
             + ex.getMessage(), ex);
-      } catch (CircumflexException | LinkageError ex) {
-        degrade("submitJob", ex);
+      } catch (CircumflexInternalException | LinkageError ex) {
+        guard.fallBack("submitJob", ex, e);
+      } catch (CircumflexException ex) {
+        guard.warnOnce("submitJob:" + ex.getMessage(), "Circumflex did not see job " + id + ": " + ex.getMessage());
       }
     }
     jobs.put(id, tracked);
@@ -353,26 +327,24 @@ public class CircumflexTaskScheduler extends TaskScheduler {
     ClusterStatus cluster = taskTrackerManager.getClusterStatus();
     int clusterSize = cluster.getTaskTrackers();
     int uniqueHosts = taskTrackerManager.getNumberOfUniqueHosts();
-    NativeEngine e = engine;
+    NativeEngine e = guard.engine();
     if (e != null && node != null && node.engineId >= 0) {
+      // The engine is called directly (not through a guard lambda) so the heartbeat allocates no call
+      // object; the guard still decides what a failure means. A refused heartbeat is answered in FIFO.
+      long started = System.nanoTime();
       try {
-        return assignFromEngine(e, node, tts, freeMap, freeReduce, clusterSize, uniqueHosts, now);
-      } catch (CircumflexInternalException | LinkageError ex) {
-        degrade("nodeUpdate", ex);
-      } catch (CircumflexException ex) {
-        onceLog.warn("nodeUpdate:" + ex.getMessage(),
-            "Circumflex could not answer a heartbeat from " + tts.getTrackerName()
-                + "; FIFO for this heartbeat: " + ex.getMessage(), null);
+        int n = e.nodeUpdate(node.engineId, freeMap, freeReduce, now, choices);
+        observed.nodeUpdateTimed(System.nanoTime() - started);
+        return assignFromEngine(n, node, tts, freeMap, freeReduce, clusterSize, uniqueHosts, now);
+      } catch (CircumflexException | IllegalArgumentException | LinkageError ex) {
+        guard.failed("nodeUpdate", ex, e);
       }
     }
     return assignFifo(tts, freeMap, freeReduce, clusterSize, uniqueHosts);
   }
 
-  private List<Task> assignFromEngine(NativeEngine e, TrackedNode node, TaskTrackerStatus tts, int freeMap,
+  private List<Task> assignFromEngine(int n, TrackedNode node, TaskTrackerStatus tts, int freeMap,
       int freeReduce, int clusterSize, int uniqueHosts, long now) throws IOException {
-    long started = System.nanoTime();
-    int n = e.nodeUpdate(node.engineId, freeMap, freeReduce, now, choices);
-    observed.nodeUpdateTimed(System.nanoTime() - started);
     List<Task> assigned = new ArrayList<Task>();
     int[] free = {freeMap, freeReduce};
     for (int c = 0; c < n && (free[0] > 0 || free[1] > 0); c++) {
@@ -424,7 +396,7 @@ public class CircumflexTaskScheduler extends TaskScheduler {
     // The engine adjusts its pending count on every task event; resend Hadoop's at the next heartbeat.
     job.sentPendingMap = -1;
     job.sentPendingReduce = -1;
-    withEngine("taskStarted", "a task start", eng -> eng.taskStarted(job.engineId, phase, node.engineId, locality, now));
+    guard.run("taskStarted", eng -> eng.taskStarted(job.engineId, phase, node.engineId, locality, now));
   }
 
   /**
@@ -503,7 +475,7 @@ public class CircumflexTaskScheduler extends TaskScheduler {
       if (l.job.engineId >= 0 && l.node.engineId >= 0 && !l.job.finished) {
         l.job.sentPendingMap = -1;
         l.job.sentPendingReduce = -1;
-        withEngine("taskFinished", "a task end",
+        guard.run("taskFinished",
             eng -> eng.taskFinished(l.job.engineId, l.phase, l.node.engineId, Math.max(0, duration), success, now));
       }
     }
@@ -515,14 +487,14 @@ public class CircumflexTaskScheduler extends TaskScheduler {
         jobsByEngineId.remove(job.engineId);
         continue;
       }
-      if (engine == null || job.engineId < 0) {
+      if (!guard.isActive() || job.engineId < 0) {
         continue;
       }
       boolean running = job.jip.getStatus().getRunState() == JobStatus.RUNNING;
       int pendingMap = running ? job.jip.pendingMaps() : 0;
       int pendingReduce = running ? job.jip.pendingReduces() : 0;
       boolean ready = running && job.jip.scheduleReduces();
-      withEngine("setPending", "a job update", eng -> {
+      guard.run("setPending", eng -> {
         if (pendingMap != job.sentPendingMap) {
           eng.setPending(job.engineId, NativeEngine.MAP, pendingMap);
           job.sentPendingMap = pendingMap;
@@ -568,7 +540,7 @@ public class CircumflexTaskScheduler extends TaskScheduler {
     }
     job.finished = true;
     if (job.engineId >= 0) {
-      withEngine("finishJob", "a job end", eng -> eng.finishJob(job.engineId, now));
+      guard.run("finishJob", eng -> eng.finishJob(job.engineId, now));
     }
   }
 
@@ -586,7 +558,7 @@ public class CircumflexTaskScheduler extends TaskScheduler {
     int maps = tts.getMaxMapSlots();
     int reduces = tts.getMaxReduceSlots();
     TrackedNode n = node;
-    withEngine("addNode", "tracker " + name, eng -> {
+    guard.run("addNode", eng -> {
       if (n.engineId < 0) {
         n.engineId = eng.addNode(n.host, n.rack, maps, reduces);
       } else if (maps != n.mapSlots || reduces != n.reduceSlots) {
@@ -625,7 +597,7 @@ public class CircumflexTaskScheduler extends TaskScheduler {
       }
       it.remove();
       if (node.engineId >= 0) {
-        withEngine("removeNode", "a lost tracker", eng -> eng.removeNode(node.engineId, now));
+        guard.run("removeNode", eng -> eng.removeNode(node.engineId, now));
       }
     }
   }
@@ -640,7 +612,7 @@ public class CircumflexTaskScheduler extends TaskScheduler {
   public synchronized Collection<JobInProgress> getJobs(String queueName) {
     List<JobInProgress> ordered = new ArrayList<JobInProgress>();
     Set<JobID> added = new HashSet<JobID>();
-    withEngine("planJson", "the plan", eng -> {
+    guard.run("planJson", eng -> {
       for (Integer id : PlanOrder.jobIds(eng.planJson())) {
         TrackedJob t = jobsByEngineId.get(id);
         if (t != null && added.add(t.jip.getJobID())) {
@@ -673,7 +645,7 @@ public class CircumflexTaskScheduler extends TaskScheduler {
   @Override
   public synchronized void refresh() throws IOException {
     Configuration fresh = reloadConfiguration();
-    if (engine != null) {
+    if (guard.isActive()) {
       reconfigure(fresh);
       return;
     }
@@ -708,7 +680,6 @@ public class CircumflexTaskScheduler extends TaskScheduler {
       throw new IOException("Circumflex configuration rejected while replaying the current jobs, keeping the "
           + "previous one: " + ex.getMessage(), ex);
     }
-    NativeEngine old = engine;
     jobsByEngineId.clear();
     for (TrackedJob job : jobs.values()) {
       Integer id = jobIds.get(job);
@@ -723,12 +694,7 @@ public class CircumflexTaskScheduler extends TaskScheduler {
     for (TrackedNode node : nodes.values()) {
       node.engineId = nodeIds.get(node);
     }
-    engine = candidate;
-    fallbackReason = null;
-    onceLog.reset();
-    if (old != null) {
-      old.close();
-    }
+    guard.recover(candidate);
     // Pending counts and readiness follow at the next heartbeat (sent* were reset above); calling
     // into jobs here, outside the JobTracker's lock, could deadlock against job events.
     LOG.info("Circumflex configuration refreshed: " + ConfKeys.schedulerKeys(resolved(fresh)));
@@ -740,15 +706,16 @@ public class CircumflexTaskScheduler extends TaskScheduler {
    * configuration is refused with the engine's message and the old policy keeps running.
    */
   private void reconfigure(Configuration fresh) throws IOException {
+    NativeEngine current = guard.engine();
     try {
       NativeEngine.setLogLevel(fresh.get(ConfKeys.NATIVE_LOG, "warn"));
-      engine.reconfigure(ConfKeys.schedulerKeys(resolved(fresh)), System.currentTimeMillis());
+      current.reconfigure(ConfKeys.schedulerKeys(resolved(fresh)), System.currentTimeMillis());
       observed.refreshed(true);
     } catch (CircumflexConfigException ex) {
       observed.refreshed(false);
       throw new IOException("Circumflex configuration rejected, keeping the previous one: " + ex.getMessage(), ex);
     } catch (CircumflexInternalException | LinkageError ex) {
-      degrade("refresh", ex);
+      guard.fallBack("refresh", ex, current);
       throw new IOException("Circumflex engine failed during refresh; FIFO until the next refresh: "
           + ex.getMessage(), ex);
     } finally {
@@ -779,73 +746,13 @@ public class CircumflexTaskScheduler extends TaskScheduler {
 
   // ----- timer and failures -----------------------------------------------------------------
 
+  /** The timer thread's call: an exception must not escape, or the executor stops ticking. */
   private void tick() {
-    NativeEngine e = engine;
-    if (e == null) {
-      return;
-    }
     try {
-      e.tick(System.currentTimeMillis());
+      guard.run("tick", e -> e.tick(System.currentTimeMillis()));
       Mrv1Observability.drainNativeLog();
-    } catch (CircumflexInternalException | LinkageError ex) {
-      synchronized (this) {
-        if (engine == e) {
-          degrade("tick", ex);
-        }
-      }
-    } catch (CircumflexException ex) {
-      // Closed by a concurrent refresh or terminate: the next tick uses the new engine.
-      onceLog.warn("tick:" + ex.getMessage(), "Circumflex tick skipped: " + ex.getMessage(), null);
     } catch (RuntimeException ex) {
-      onceLog.warn("tick:" + ex, "Circumflex tick failed: " + ex, ex);
-    }
-  }
-
-  /** One call on the engine. */
-  private interface EngineCall {
-    void run(NativeEngine engine);
-  }
-
-  /**
-   * Runs {@code call} on the engine unless in fallback. An internal failure (native panic, missing
-   * library) switches to FIFO; any other engine error concerns one event ({@code what}) and is
-   * logged once and ignored. Returns whether the call completed.
-   */
-  private boolean withEngine(String operation, String what, EngineCall call) {
-    NativeEngine e = engine;
-    if (e == null) {
-      return false;
-    }
-    try {
-      call.run(e);
-      return true;
-    } catch (CircumflexInternalException | LinkageError ex) {
-      degrade(operation, ex);
-    } catch (CircumflexUnknownIdException ex) {
-      // Expected after the engine completed a job on its last task while Hadoop still runs the
-      // job's cleanup task: updates for it are moot.
-      if (LOG.isDebugEnabled()) {
-        LOG.debug("Circumflex ignored " + what + ": " + ex.getMessage());
-      }
-    } catch (CircumflexException ex) {
-      onceLog.warn(operation + ":" + ex.getMessage(), "Circumflex ignored " + what + ": " + ex.getMessage(), null);
-    }
-    return false;
-  }
-
-  /** Switches to FIFO fallback after an engine failure; logs each distinct error once. */
-  private void degrade(String operation, Throwable cause) {
-    NativeEngine e = engine;
-    engine = null;
-    fallbackReason = operation + ": " + cause.getMessage();
-    onceLog.warn(operation + ":" + cause.getMessage(), "Circumflex engine failed in " + operation
-        + "; scheduling in FIFO order until a successful refresh: " + cause.getMessage(), cause);
-    if (e != null) {
-      try {
-        e.close();
-      } catch (RuntimeException | LinkageError ignored) {
-        // A poisoned engine may fail to close; it is abandoned either way.
-      }
+      guard.warnOnce("tick:" + ex, "Circumflex tick failed: " + ex);
     }
   }
 
