@@ -106,18 +106,18 @@ public class CircumflexObservabilityTest {
   @Test
   public void theSchedulerRegistersItsPageAndRestResourceUnlessTheOperatorChose() {
     Configuration conf = new Configuration(false);
-    conf.set(CircumflexScheduler.KEY_EXTERNAL_CLASSES, "org.example.Other");
-    CircumflexScheduler.registerWebDefaults(conf);
-    assertEquals(CircumflexSchedulerPage.class.getName(), conf.get(CircumflexScheduler.KEY_SCHEDULER_PAGE));
+    conf.set(WebDefaults.KEY_EXTERNAL_CLASSES, "org.example.Other");
+    WebDefaults.register(conf);
+    assertEquals(CircumflexSchedulerPage.class.getName(), conf.get(WebDefaults.KEY_SCHEDULER_PAGE));
     assertEquals("org.example.Other," + CircumflexSchedulerWebService.class.getName(),
-        conf.get(CircumflexScheduler.KEY_EXTERNAL_CLASSES));
-    CircumflexScheduler.registerWebDefaults(conf);
+        conf.get(WebDefaults.KEY_EXTERNAL_CLASSES));
+    WebDefaults.register(conf);
     assertEquals("registration is idempotent", "org.example.Other," + CircumflexSchedulerWebService.class.getName(),
-        conf.get(CircumflexScheduler.KEY_EXTERNAL_CLASSES));
+        conf.get(WebDefaults.KEY_EXTERNAL_CLASSES));
     Configuration chosen = new Configuration(false);
-    chosen.set(CircumflexScheduler.KEY_SCHEDULER_PAGE, "org.example.Page");
-    CircumflexScheduler.registerWebDefaults(chosen);
-    assertEquals("org.example.Page", chosen.get(CircumflexScheduler.KEY_SCHEDULER_PAGE));
+    chosen.set(WebDefaults.KEY_SCHEDULER_PAGE, "org.example.Page");
+    WebDefaults.register(chosen);
+    assertEquals("org.example.Page", chosen.get(WebDefaults.KEY_SCHEDULER_PAGE));
   }
 
   @Test
