@@ -10,13 +10,9 @@ import io.circumflex.observe.EngineMetrics;
 import io.circumflex.shim.EngineGuard;
 import java.io.IOException;
 import java.util.ArrayList;
-import java.util.Collections;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.TreeMap;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListMap;
 import org.apache.commons.logging.LogFactory;
 import org.apache.hadoop.conf.Configurable;
@@ -40,16 +36,10 @@ import org.apache.hadoop.yarn.exceptions.YarnRuntimeException;
 import org.apache.hadoop.yarn.server.resourcemanager.RMContext;
 import org.apache.hadoop.yarn.server.resourcemanager.nodelabels.RMNodeLabelsManager;
 import org.apache.hadoop.yarn.server.resourcemanager.recovery.RMStateStore.RMState;
-import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
-import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppEvent;
-import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppEventType;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppState;
-import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttemptEvent;
-import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttemptEventType;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttemptState;
 import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainer;
 import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainerEventType;
-import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainerState;
 import org.apache.hadoop.yarn.server.resourcemanager.rmnode.RMNode;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.AbstractYarnScheduler;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.Allocation;
@@ -94,6 +84,7 @@ import org.slf4j.LoggerFactory;
  *   <li>{@link AmPlacement}: AM containers first, in arrival order, and AM reservations (decided here,
  *       not by the engine);</li>
  *   <li>{@link AskMatcher}: the slot model, phases by priority, and the locality cascade;</li>
+ *   <li>{@link ApplicationLifecycle}: applications and attempts, and their per-job settings;</li>
  *   <li>{@link FifoFallback}: what schedules while the engine is not in charge;</li>
  *   <li>{@link CircumflexQueue} (the one queue) and {@link WebDefaults} (the RM web app's page).</li>
  * </ul>
@@ -132,14 +123,14 @@ public class CircumflexScheduler extends AbstractYarnScheduler<FifoAppAttempt, F
   /** Metrics2 values the shim measures itself (node-update time, refreshes, fallbacks). */
   private final EngineMetrics observed = guard.metrics();
   private boolean metricsRegistered;
-  /** Job-configuration read failures already logged (once per exception class). */
-  private final Set<String> reportedErrors = Collections.newSetFromMap(new ConcurrentHashMap<String, Boolean>());
 
   private final CircumflexQueue queue = new CircumflexQueue(this::getClusterResource);
   private final AskMatcher matcher = new AskMatcher(queue, this::getClusterResource, calculator);
   private final AmPlacement amPlacement = new AmPlacement(matcher);
   private final FifoFallback fifo = new FifoFallback(matcher);
   private final EngineBridge bridge = new EngineBridge(guard, matcher, amPlacement);
+  private final ApplicationLifecycle lifecycle =
+      new ApplicationLifecycle(this, queue, bridge, amPlacement, this::getConf);
 
   public CircumflexScheduler() {
     super(CircumflexScheduler.class.getName());
@@ -258,16 +249,9 @@ public class CircumflexScheduler extends AbstractYarnScheduler<FifoAppAttempt, F
   /** Ends a fallback: a new engine from {@code keys}, the cluster replayed into it. */
   private void recoverEngine(Map<String, String> keys) {
     bridge.configure(keys.get("circumflex.adaptive.accelerated.label"));
+    Map<ApplicationId, Map<String, String>> confs = lifecycle.jobConfs();
+    Map<ApplicationId, Long> submitted = lifecycle.submitTimes();
     NativeEngine candidate = NativeEngine.create(keys);
-    Map<ApplicationId, Map<String, String>> confs = new HashMap<>();
-    Map<ApplicationId, Long> submitted = new HashMap<>();
-    for (Map.Entry<ApplicationId, SchedulerApplication<FifoAppAttempt>> app : applications.entrySet()) {
-      confs.put(app.getKey(), collectJobConf(app.getKey(), app.getValue().getUser()));
-      RMApp rmApp = rmContext.getRMApps() == null ? null : rmContext.getRMApps().get(app.getKey());
-      if (rmApp != null) {
-        submitted.put(app.getKey(), rmApp.getSubmitTime());
-      }
-    }
     try {
       bridge.recover(candidate, nodeTracker.getAllNodes(), applications, confs, submitted, System.currentTimeMillis());
       registerMetrics();
@@ -484,99 +468,31 @@ public class CircumflexScheduler extends AbstractYarnScheduler<FifoAppAttempt, F
 
   private synchronized void addApplication(ApplicationId appId, String user, boolean recovering,
       boolean unmanagedAM) {
-    long now = System.currentTimeMillis();
-    if (guard.isActive()) {
-      Map<String, String> jobConf = collectJobConf(appId, user);
-      LOG.debug("submitting {} to the engine with {} keys (maps {}, reduces {})", appId, jobConf.size(),
-          jobConf.get("mapreduce.job.maps"), jobConf.get("mapreduce.job.reduces"));
-      try {
-        bridge.submit(appId, jobConf, now);
-      } catch (CircumflexRejectedException | CircumflexInvalidJobException e) {
-        LOG.info("Circumflex rejected application {}: {}", appId, e.getMessage());
-        rmContext.getDispatcher().getEventHandler()
-            .handle(new RMAppEvent(appId, RMAppEventType.APP_REJECTED, e.getMessage()));
-        return;
-      }
-    }
-    SchedulerApplication<FifoAppAttempt> application = new SchedulerApplication<>(queue, user, unmanagedAM);
-    applications.put(appId, application);
-    queue.getMetrics().submitApp(user, unmanagedAM);
-    LOG.info("Accepted application {} from user {} ({} applications)", appId, user, applications.size());
-    if (!recovering) {
-      rmContext.getDispatcher().getEventHandler().handle(new RMAppEvent(appId, RMAppEventType.APP_ACCEPTED));
-    }
-  }
-
-  private Map<String, String> collectJobConf(ApplicationId appId, String user) {
-    RMApp app = rmContext.getRMApps() == null ? null : rmContext.getRMApps().get(appId);
-    Map<String, String> jobConf = JobConfCollector.fromApplication(appId.toString(),
-        app == null ? null : app.getName(), user, app == null ? null : app.getApplicationTags());
-    if (app != null) {
-      try {
-        JobConfCollector.addJobXml(app.getApplicationSubmissionContext(), getConfOrDefault(), jobConf);
-      } catch (IOException | RuntimeException e) {
-        String message = "cannot read " + JobConfCollector.JOB_XML + " of " + appId + ": " + e;
-        if (reportedErrors.add("job.xml: " + e.getClass().getName())) {
-          LOG.warn("Circumflex: {}; the job runs with default settings", message);
-        }
-      }
-    }
-    return jobConf;
-  }
-
-  private Configuration getConfOrDefault() {
-    return conf != null ? conf : new Configuration();
+    lifecycle.addApplication(appId, user, recovering, unmanagedAM);
   }
 
   private synchronized void doneApplication(ApplicationId appId, RMAppState finalState) {
-    bridge.finish(appId);
-    SchedulerApplication<FifoAppAttempt> application = applications.get(appId);
-    if (application == null) {
-      return;
-    }
-    queue.getAbstractUsersManager().deactivateApplication(application.getUser(), appId);
-    application.stop(finalState);
-    applications.remove(appId);
+    lifecycle.doneApplication(appId, finalState);
   }
 
   private synchronized void addApplicationAttempt(ApplicationAttemptId attemptId, boolean transferState,
       boolean recovering) {
-    SchedulerApplication<FifoAppAttempt> application = applications.get(attemptId.getApplicationId());
-    if (application == null) {
-      LOG.warn("attempt {} of an unknown (rejected?) application; ignored", attemptId);
-      return;
-    }
-    FifoAppAttempt attempt = CircumflexAttempts.newAttempt(attemptId, application.getUser(), queue,
-        queue.getAbstractUsersManager(), rmContext);
-    if (transferState) {
-      attempt.transferStateFromPreviousAttempt(application.getCurrentAppAttempt());
-    }
-    application.setCurrentAppAttempt(attempt);
-    queue.getMetrics().submitAppAttempt(application.getUser(), application.isUnmanagedAM());
-    if (!recovering) {
-      rmContext.getDispatcher().getEventHandler()
-          .handle(new RMAppAttemptEvent(attemptId, RMAppAttemptEventType.ATTEMPT_ADDED));
-    }
+    lifecycle.addApplicationAttempt(attemptId, transferState, recovering);
   }
 
   private synchronized void doneApplicationAttempt(ApplicationAttemptId attemptId, RMAppAttemptState finalState,
       boolean keepContainers) {
-    FifoAppAttempt attempt = getApplicationAttempt(attemptId);
-    if (attempt == null) {
-      LOG.warn("unknown application attempt {} finished", attemptId);
-      return;
-    }
-    for (RMContainer container : attempt.getLiveContainers()) {
-      if (keepContainers && container.getState().equals(RMContainerState.RUNNING)) {
-        continue;
-      }
-      super.completedContainer(container,
-          SchedulerUtils.createAbnormalContainerStatus(container.getContainerId(),
-              SchedulerUtils.COMPLETED_APPLICATION),
-          RMContainerEventType.KILL);
-    }
-    attempt.stop(finalState);
-    amPlacement.attemptEnded(attemptId);
+    lifecycle.doneApplicationAttempt(attemptId, finalState, keepContainers);
+  }
+
+  /** The RM context (a protected field of {@code AbstractYarnScheduler}), for the mechanism classes. */
+  RMContext rmContext() {
+    return rmContext;
+  }
+
+  /** The applications map of {@code AbstractYarnScheduler} (protected there), for the mechanism classes. */
+  Map<ApplicationId, SchedulerApplication<FifoAppAttempt>> applicationMap() {
+    return applications;
   }
 
   // ----- allocate (IPC threads) -----------------------------------------------------------------

@@ -81,6 +81,11 @@ final class EngineBridge implements AskMatcher.Placement {
     acceleratedLabel = label == null || label.trim().isEmpty() ? null : label.trim();
   }
 
+  /** Whether an engine is in charge (not the FIFO fallback). */
+  boolean engineActive() {
+    return guard.isActive();
+  }
+
   // ----- nodes -----------------------------------------------------------------------------------
 
   /** Registers a node with its slots (and its accelerated label). */
