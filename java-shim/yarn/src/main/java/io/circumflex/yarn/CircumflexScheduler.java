@@ -664,6 +664,7 @@ public class CircumflexScheduler extends AbstractYarnScheduler<FifoAppAttempt, F
   /** Called by the scheduler update thread every {@link #TICK_INTERVAL_MS}: lets the engine re-plan. */
   @Override
   public synchronized void update() {
+    bridge.flush();
     guard.call("tick", e -> e.tick(System.currentTimeMillis()), Boolean.FALSE);
     drainNativeLog();
   }

@@ -6,6 +6,7 @@ import io.circumflex.CircumflexRejectedException;
 import io.circumflex.nativeapi.NativeEngine;
 import io.circumflex.observe.EngineMetrics;
 import io.circumflex.shim.EngineGuard;
+import io.circumflex.shim.TaskBatch;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
@@ -35,6 +36,12 @@ import org.slf4j.LoggerFactory;
  * {@link EngineGuard}. A refresh that ends a fallback replays YARN's state into a new engine here
  * ({@link #recover}).
  *
+ * <p><b>Crossings per event.</b> Task starts and ends are buffered in a {@link TaskBatch} and sent
+ * before any other engine call, so a heartbeat crosses JNI three times whatever it carries: its
+ * completions (one call), the engine's answer for the node (one), its launches (one). A submission is
+ * one call (job, reduce readiness and empty pending counts), an {@code allocate} one (both phases'
+ * pending counts).
+ *
  * <p>Called under the scheduler's lock.
  */
 final class EngineBridge implements AskMatcher.Placement {
@@ -47,6 +54,8 @@ final class EngineBridge implements AskMatcher.Placement {
   private final AmPlacement amPlacement;
   private final EngineMetrics observed;
   private final int[] choices = new int[MAX_CHOICES * NativeEngine.CHOICE_STRIDE];
+  /** Task starts and ends not yet sent to the engine. */
+  private final TaskBatch events = new TaskBatch();
   /** Node label of the accelerated pool ({@code circumflex.adaptive.accelerated.label}), or null. */
   private String acceleratedLabel;
 
@@ -90,6 +99,7 @@ final class EngineBridge implements AskMatcher.Placement {
 
   /** Registers a node with its slots (and its accelerated label). */
   void addNode(FiCaSchedulerNode node, RMNode rmNode) {
+    events.flush(guard);
     final int slots = matcher.slotsOf(rmNode.getTotalCapability());
     Integer id = guard.call("addNode", e -> e.addNode(node.getNodeName(), rmNode.getRackName(), slots, 0), null);
     if (id != null) {
@@ -115,6 +125,7 @@ final class EngineBridge implements AskMatcher.Placement {
     int slots = matcher.taskSlots(node, amPlacement.heldMb(node.getNodeID()));
     Integer known = engineCapacity.get(node.getNodeID());
     if (known == null || known != slots) {
+      events.flush(guard);
       engineCapacity.put(node.getNodeID(), slots);
       guard.run("setNodeCapacity", e -> e.setNodeCapacity(id, slots, 0));
     }
@@ -137,6 +148,7 @@ final class EngineBridge implements AskMatcher.Placement {
 
   /** Forgets a lost node (its containers were completed first). */
   void removeNode(FiCaSchedulerNode node) {
+    events.flush(guard);
     engineNodeOfNode.remove(node);
     engineCapacity.remove(node.getNodeID());
     Integer id = engineNodes.remove(node.getNodeID());
@@ -170,11 +182,9 @@ final class EngineBridge implements AskMatcher.Placement {
     if (engine == null) {
       return;
     }
+    events.flush(guard);
     try {
-      int job = engine.submitJob(jobConf, now);
-      engine.setReducesReady(job, true);
-      engine.setPending(job, NativeEngine.MAP, 0);
-      engine.setPending(job, NativeEngine.REDUCE, 0);
+      int job = engine.submitJob(jobConf, now, true, 0, 0);
       jobOfApp.put(appId, job);
       appOfJob.put(job, appId);
     } catch (CircumflexRejectedException | CircumflexInvalidJobException e) {
@@ -188,6 +198,7 @@ final class EngineBridge implements AskMatcher.Placement {
   void finish(ApplicationId appId) {
     Integer job = jobOfApp.remove(appId);
     if (job != null) {
+      events.flush(guard);
       appOfJob.remove(job);
       guard.run("finishJob", e -> e.finishJob(job, System.currentTimeMillis()));
     }
@@ -199,10 +210,8 @@ final class EngineBridge implements AskMatcher.Placement {
     if (job == null || pending == null) {
       return;
     }
-    guard.run("setPending", e -> {
-      e.setPending(job, NativeEngine.MAP, pending[NativeEngine.MAP]);
-      e.setPending(job, NativeEngine.REDUCE, pending[NativeEngine.REDUCE]);
-    });
+    events.flush(guard);
+    guard.run("setPending", e -> e.setPendingPhases(job, pending[NativeEngine.MAP], pending[NativeEngine.REDUCE]));
   }
 
   // ----- task containers -------------------------------------------------------------------------
@@ -214,7 +223,7 @@ final class EngineBridge implements AskMatcher.Placement {
     long now = choiceNow;
     int phase = AskMatcher.phaseOf(key);
     tasks.put(container.getContainerId(), new TaskRecord(job, phase, engineNode, now));
-    guard.run("taskStarted", e -> e.taskStarted(job, phase, engineNode, locality, now));
+    events.started(guard, job, phase, engineNode, locality, now);
   }
 
   /** A recovered running task container (after an RM restart): the engine counts it from {@code now}. */
@@ -225,7 +234,7 @@ final class EngineBridge implements AskMatcher.Placement {
       return;
     }
     tasks.put(id, new TaskRecord(job, phase, node, now));
-    guard.run("taskStarted", e -> e.taskStarted(job, phase, node, NativeEngine.ANY, now));
+    events.started(guard, job, phase, node, NativeEngine.ANY, now);
     LOG.info("recovered {} on {} as a {} task of engine job {}", id, nodeId,
         phase == NativeEngine.REDUCE ? "reduce" : "map", job);
   }
@@ -244,8 +253,7 @@ final class EngineBridge implements AskMatcher.Placement {
     long now = System.currentTimeMillis();
     int exit = status.getExitStatus();
     boolean success = exit == ContainerExitStatus.SUCCESS || exit == ContainerExitStatus.KILLED_BY_APPMASTER;
-    guard.run("taskFinished",
-        e -> e.taskFinished(task.job, task.phase, task.node, now - task.startMs, success, now));
+    events.finished(task.job, task.phase, task.node, now - task.startMs, success, now);
   }
 
   // ----- the heartbeat ---------------------------------------------------------------------------
@@ -262,6 +270,7 @@ final class EngineBridge implements AskMatcher.Placement {
     if (engineNode == null || engine == null) {
       return;
     }
+    events.flush(guard);
     int free = matcher.slotsOf(node.getUnallocatedResource());
     long started = System.nanoTime();
     int written;
@@ -303,6 +312,12 @@ final class EngineBridge implements AskMatcher.Placement {
         }
       }
     }
+    events.flush(guard);
+  }
+
+  /** Sends buffered task events now (the timer does, so an idle cluster's releases arrive too). */
+  void flush() {
+    events.flush(guard);
   }
 
   // ----- recovery --------------------------------------------------------------------------------
@@ -317,6 +332,7 @@ final class EngineBridge implements AskMatcher.Placement {
   void recover(NativeEngine candidate, Collection<FiCaSchedulerNode> nodes,
       Map<ApplicationId, SchedulerApplication<FifoAppAttempt>> applications,
       Map<ApplicationId, Map<String, String>> confs, Map<ApplicationId, Long> submitted, long now) {
+    events.flush(guard); // in fallback: drops what the failed engine would have needed
     Map<ApplicationId, Integer> jobs = new HashMap<>();
     Map<Integer, ApplicationId> apps = new HashMap<>();
     Map<NodeId, Integer> nodeIds = new HashMap<>();
@@ -333,20 +349,20 @@ final class EngineBridge implements AskMatcher.Placement {
     }
     for (Map.Entry<ApplicationId, SchedulerApplication<FifoAppAttempt>> entry : applications.entrySet()) {
       ApplicationId appId = entry.getKey();
-      int job = candidate.submitJob(confs.get(appId), Math.min(now, submitted.getOrDefault(appId, now)));
-      candidate.setReducesReady(job, true);
+      FifoAppAttempt attempt = entry.getValue().getCurrentAppAttempt();
+      int[] pending = null;
+      if (attempt != null) {
+        synchronized (attempt) {
+          pending = AskMatcher.pendingPerPhase(attempt);
+        }
+      }
+      int job = candidate.submitJob(confs.get(appId), Math.min(now, submitted.getOrDefault(appId, now)), true,
+          pending == null ? 0 : pending[NativeEngine.MAP], pending == null ? 0 : pending[NativeEngine.REDUCE]);
       jobs.put(appId, job);
       apps.put(job, appId);
-      FifoAppAttempt attempt = entry.getValue().getCurrentAppAttempt();
       if (attempt == null) {
         continue;
       }
-      int[] pending;
-      synchronized (attempt) {
-        pending = AskMatcher.pendingPerPhase(attempt);
-      }
-      candidate.setPending(job, NativeEngine.MAP, pending == null ? 0 : pending[NativeEngine.MAP]);
-      candidate.setPending(job, NativeEngine.REDUCE, pending == null ? 0 : pending[NativeEngine.REDUCE]);
       for (RMContainer container : attempt.getLiveContainers()) {
         Integer node = nodeIds.get(container.getAllocatedNode());
         if (container.isAMContainer() || node == null) {

@@ -8,10 +8,10 @@ import io.circumflex.CircumflexRejectedException;
 import io.circumflex.CircumflexUnknownIdException;
 import io.circumflex.mrv1.ConfKeys;
 import io.circumflex.mrv1.Mrv1Observability;
-import io.circumflex.mrv1.PlanOrder;
 import io.circumflex.nativeapi.NativeEngine;
 import io.circumflex.observe.EngineMetrics;
 import io.circumflex.shim.EngineGuard;
+import io.circumflex.shim.TaskBatch;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -112,6 +112,10 @@ public class CircumflexTaskScheduler extends TaskScheduler {
     }
   };
   private final int[] choices = new int[MAX_CHOICES * NativeEngine.CHOICE_STRIDE];
+  /** A heartbeat's task ends and starts, sent in one native call each ({@link TaskBatch}). */
+  private final TaskBatch events = new TaskBatch();
+  /** The plan's job ids for {@link #getJobs}, grown when the plan outgrows it. */
+  private int[] planIds = new int[256];
 
   /** Jobs known to the scheduler and not yet final, in submission order. */
   private final Map<JobID, TrackedJob> jobs = new LinkedHashMap<JobID, TrackedJob>();
@@ -386,6 +390,7 @@ public class CircumflexTaskScheduler extends TaskScheduler {
         reportStarted(job, phase, node, locality, now);
       }
     }
+    events.flush(guard);
     return assigned;
   }
 
@@ -396,7 +401,7 @@ public class CircumflexTaskScheduler extends TaskScheduler {
     // The engine adjusts its pending count on every task event; resend Hadoop's at the next heartbeat.
     job.sentPendingMap = -1;
     job.sentPendingReduce = -1;
-    guard.run("taskStarted", eng -> eng.taskStarted(job.engineId, phase, node.engineId, locality, now));
+    events.started(guard, job.engineId, phase, node.engineId, locality, now);
   }
 
   /**
@@ -475,10 +480,11 @@ public class CircumflexTaskScheduler extends TaskScheduler {
       if (l.job.engineId >= 0 && l.node.engineId >= 0 && !l.job.finished) {
         l.job.sentPendingMap = -1;
         l.job.sentPendingReduce = -1;
-        guard.run("taskFinished",
-            eng -> eng.taskFinished(l.job.engineId, l.phase, l.node.engineId, Math.max(0, duration), success, now));
+        events.finished(l.job.engineId, l.phase, l.node.engineId, Math.max(0, duration), success, now);
       }
     }
+    // The heartbeat's task ends in one native call, before anything else reaches the engine.
+    events.flush(guard);
     for (Iterator<TrackedJob> it = jobs.values().iterator(); it.hasNext();) {
       TrackedJob job = it.next();
       if (isFinal(job.jip)) {
@@ -538,6 +544,7 @@ public class CircumflexTaskScheduler extends TaskScheduler {
     if (job.finished) {
       return;
     }
+    events.flush(guard);
     job.finished = true;
     if (job.engineId >= 0) {
       guard.run("finishJob", eng -> eng.finishJob(job.engineId, now));
@@ -612,14 +619,17 @@ public class CircumflexTaskScheduler extends TaskScheduler {
   public synchronized Collection<JobInProgress> getJobs(String queueName) {
     List<JobInProgress> ordered = new ArrayList<JobInProgress>();
     Set<JobID> added = new HashSet<JobID>();
-    guard.run("planJson", eng -> {
-      for (Integer id : PlanOrder.jobIds(eng.planJson())) {
-        TrackedJob t = jobsByEngineId.get(id);
-        if (t != null && added.add(t.jip.getJobID())) {
-          ordered.add(t.jip);
-        }
+    int n = guard.call("planOrder", eng -> eng.planOrder(planIds), 0);
+    if (n > planIds.length) {
+      planIds = new int[Math.max(n, 2 * planIds.length)];
+      n = guard.call("planOrder", eng -> eng.planOrder(planIds), 0);
+    }
+    for (int i = 0; i < Math.min(n, planIds.length); i++) {
+      TrackedJob t = jobsByEngineId.get(planIds[i]);
+      if (t != null && added.add(t.jip.getJobID())) {
+        ordered.add(t.jip);
       }
-    });
+    }
     for (JobInProgress jip : fifoOrder(jobs.values())) {
       if (added.add(jip.getJobID())) {
         ordered.add(jip);
