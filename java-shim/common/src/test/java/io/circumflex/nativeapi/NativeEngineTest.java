@@ -87,7 +87,8 @@ public class NativeEngineTest {
       int[] out = new int[4 * 8];
       int n = e.nodeUpdate(node, 2, 0, 3, out);
       assertTrue(n >= 1);
-      assertEquals("two of a's four slots are taken, two remain", 2, out[2]);
+      assertEquals("a, with two tasks running and two pending, is still served first", a, out[0]);
+      assertTrue(e.statusJson(3), e.statusJson(3).contains("\"running\":[2,0]"));
       long[] finished = {a, NativeEngine.MAP, node, 50, 1, 52, a, NativeEngine.MAP, node, 60, 0, 62};
       assertEquals(2, e.tasksFinished(finished, 2));
       try {
