@@ -31,7 +31,7 @@
 use std::sync::PoisonError;
 
 use ::jni::errors::ErrorPolicy;
-use ::jni::objects::{JClass, JIntArray, JLongArray, JString};
+use ::jni::objects::{JClass, JIntArray, JLongArray, JPrimitiveArray, JString, TypeArray};
 use ::jni::strings::JNIString;
 use ::jni::sys::{jboolean, jint, jlong};
 use ::jni::{Env, EnvUnowned};
@@ -477,21 +477,22 @@ pub extern "system" fn Java_io_circumflex_bench_JniBench_nativeEmpty<'local>(
 // ----- batches and primitive-only answers (`ffi::batch`) ---------------------------------------
 
 /// Reads the first `count * stride` values of a host array into `buffer` (grown once, then reused:
-/// no allocation per call) and returns them. A null or short array is an argument error.
-fn read_ints<'b>(
+/// no allocation per call) and returns them. A null array is an argument error; a short one yields
+/// fewer values, which the `ffi::batch` operation then refuses by name.
+fn read_records<'b, T: TypeArray + Copy + Default>(
     env: &Env<'_>,
-    array: &JIntArray<'_>,
+    array: &JPrimitiveArray<'_, T>,
     count: jint,
     stride: usize,
-    buffer: &'b mut Vec<i32>,
-) -> Result<&'b [i32], FfiError> {
+    buffer: &'b mut Vec<T>,
+) -> Result<&'b [T], FfiError> {
     if array.is_null() {
         return Err(FfiError::Argument("records is null".to_string()));
     }
     let len = array.len(env)?;
     let wanted = usize::try_from(count).unwrap_or(0).saturating_mul(stride).min(len);
     if buffer.len() < wanted {
-        buffer.resize(wanted, 0);
+        buffer.resize(wanted, T::default());
     }
     array.get_region(env, 0, &mut buffer[..wanted])?;
     Ok(&buffer[..wanted])
@@ -514,7 +515,7 @@ pub extern "system" fn Java_io_circumflex_nativeapi_NativeEngine_nativeTasksStar
     env.with_env(|env| -> Result<jint, FfiError> {
         with_handle(handle, |h| {
             let mut buffer = h.scratch.lock().unwrap_or_else(PoisonError::into_inner);
-            let packed = read_ints(env, &records, count, super::batch::STARTED_STRIDE, &mut buffer)?;
+            let packed = read_records(env, &records, count, super::batch::STARTED_STRIDE, &mut buffer)?;
             Ok(super::batch::tasks_started(h, packed, count, now)? as jint)
         })
     })
@@ -535,18 +536,10 @@ pub extern "system" fn Java_io_circumflex_nativeapi_NativeEngine_nativeTasksFini
     count: jint,
 ) -> jint {
     env.with_env(|env| -> Result<jint, FfiError> {
-        if records.is_null() {
-            return Err(FfiError::Argument("records is null".to_string()));
-        }
         with_handle(handle, |h| {
             let mut buffer = h.scratch_long.lock().unwrap_or_else(PoisonError::into_inner);
-            let len = records.len(env)?;
-            let wanted = usize::try_from(count).unwrap_or(0).saturating_mul(super::batch::FINISHED_STRIDE).min(len);
-            if buffer.len() < wanted {
-                buffer.resize(wanted, 0);
-            }
-            records.get_region(env, 0, &mut buffer[..wanted])?;
-            Ok(super::batch::tasks_finished(h, &buffer[..wanted], count)? as jint)
+            let packed = read_records(env, &records, count, super::batch::FINISHED_STRIDE, &mut buffer)?;
+            Ok(super::batch::tasks_finished(h, packed, count)? as jint)
         })
     })
     .resolve::<ThrowCircumflex>()
