@@ -5,7 +5,6 @@ import io.circumflex.CircumflexException;
 import io.circumflex.CircumflexInternalException;
 import io.circumflex.CircumflexInvalidJobException;
 import io.circumflex.CircumflexRejectedException;
-import io.circumflex.CircumflexUnknownIdException;
 import io.circumflex.mrv1.ConfKeys;
 import io.circumflex.mrv1.Mrv1Observability;
 import io.circumflex.nativeapi.NativeEngine;
@@ -15,8 +14,6 @@ import io.circumflex.shim.TaskBatch;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.Collections;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Iterator;
@@ -33,6 +30,9 @@ import org.apache.commons.logging.LogFactory;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.mapreduce.TaskType;
 import org.apache.hadoop.net.Node;
+import org.apache.hadoop.mapred.Tracked.Launched;
+import org.apache.hadoop.mapred.Tracked.TrackedJob;
+import org.apache.hadoop.mapred.Tracked.TrackedNode;
 
 /**
  * Circumflex as the MRv1 (Hadoop 1.x) JobTracker's task scheduler: set
@@ -344,7 +344,7 @@ public class CircumflexTaskScheduler extends TaskScheduler {
         guard.failed("nodeUpdate", ex, e);
       }
     }
-    return assignFifo(tts, freeMap, freeReduce, clusterSize, uniqueHosts);
+    return CircumflexFifoFallback.assign(jobs.values(), tts, freeMap, freeReduce, clusterSize, uniqueHosts);
   }
 
   private List<Task> assignFromEngine(int n, TrackedNode node, TaskTrackerStatus tts, int freeMap,
@@ -402,61 +402,6 @@ public class CircumflexTaskScheduler extends TaskScheduler {
     job.sentPendingMap = -1;
     job.sentPendingReduce = -1;
     events.started(guard, job.engineId, phase, node.engineId, locality, now);
-  }
-
-  /**
-   * FIFO fallback: Hadoop's default order (priority, then submission time), node- or rack-local
-   * maps first, then any map; then reduces.
-   */
-  private List<Task> assignFifo(TaskTrackerStatus tts, int freeMap, int freeReduce, int clusterSize,
-      int uniqueHosts) throws IOException {
-    List<Task> assigned = new ArrayList<Task>();
-    List<JobInProgress> order = fifoOrder(jobs.values());
-    for (JobInProgress jip : order) {
-      if (jip.getStatus().getRunState() != JobStatus.RUNNING) {
-        continue;
-      }
-      while (freeMap > 0) {
-        Task t = jip.obtainNewNodeOrRackLocalMapTask(tts, clusterSize, uniqueHosts);
-        if (t == null) {
-          t = jip.obtainNewMapTask(tts, clusterSize, uniqueHosts);
-        }
-        if (t == null) {
-          break;
-        }
-        assigned.add(t);
-        freeMap -= Math.max(1, t.getNumSlotsRequired());
-      }
-      while (freeReduce > 0) {
-        Task t = jip.obtainNewReduceTask(tts, clusterSize, uniqueHosts);
-        if (t == null) {
-          break;
-        }
-        assigned.add(t);
-        freeReduce -= Math.max(1, t.getNumSlotsRequired());
-      }
-    }
-    return assigned;
-  }
-
-  /** Hadoop's FIFO order: higher priority first, then earlier start (submission) time, then id. */
-  static List<JobInProgress> fifoOrder(Collection<TrackedJob> tracked) {
-    List<JobInProgress> order = new ArrayList<JobInProgress>(tracked.size());
-    for (TrackedJob t : tracked) {
-      order.add(t.jip);
-    }
-    Collections.sort(order, new Comparator<JobInProgress>() {
-      @Override
-      public int compare(JobInProgress a, JobInProgress b) {
-        int c = a.getPriority().compareTo(b.getPriority());
-        if (c != 0) {
-          return c;
-        }
-        c = Long.compare(a.getStartTime(), b.getStartTime());
-        return c != 0 ? c : a.getJobID().compareTo(b.getJobID());
-      }
-    });
-    return order;
   }
 
   /**
@@ -630,7 +575,7 @@ public class CircumflexTaskScheduler extends TaskScheduler {
         ordered.add(t.jip);
       }
     }
-    for (JobInProgress jip : fifoOrder(jobs.values())) {
+    for (JobInProgress jip : CircumflexFifoFallback.order(jobs.values())) {
       if (added.add(jip.getJobID())) {
         ordered.add(jip);
       }
@@ -797,56 +742,5 @@ public class CircumflexTaskScheduler extends TaskScheduler {
      */
     @Override
     public void jobUpdated(JobChangeEvent event) {}
-  }
-
-  /** A job as the scheduler tracks it. */
-  static final class TrackedJob {
-    final JobInProgress jip;
-    /** Submission time as told to the engine ({@link #submissionTime}); a refresh replays it. */
-    final long submittedAt;
-    /** Engine id, or -1 when the engine has not seen the job (fallback). */
-    int engineId = -1;
-    int sentPendingMap = -1;
-    int sentPendingReduce = -1;
-    Boolean sentReady;
-    boolean finished;
-
-    TrackedJob(JobInProgress jip, long submittedAt) {
-      this.jip = jip;
-      this.submittedAt = submittedAt;
-    }
-  }
-
-  /** A tracker as the scheduler tracks it. */
-  static final class TrackedNode {
-    final String trackerName;
-    final String host;
-    final String rack;
-    int engineId = -1;
-    int mapSlots;
-    int reduceSlots;
-
-    TrackedNode(String trackerName, String host, String rack) {
-      this.trackerName = trackerName;
-      this.host = host;
-      this.rack = rack;
-    }
-  }
-
-  /** An attempt this scheduler launched. */
-  static final class Launched {
-    final TrackedJob job;
-    final int phase;
-    final TrackedNode node;
-    final int locality;
-    final long launchedAt;
-
-    Launched(TrackedJob job, int phase, TrackedNode node, int locality, long launchedAt) {
-      this.job = job;
-      this.phase = phase;
-      this.node = node;
-      this.locality = locality;
-      this.launchedAt = launchedAt;
-    }
   }
 }
