@@ -56,7 +56,8 @@ import org.apache.hadoop.mapred.Tracked.TrackedNode;
  *       (pool mode {@code split}); capacity changes are forwarded; trackers that disappear from
  *       {@code taskTrackers()} are removed (checked every {@value #NODE_SWEEP_MS} ms).
  *   <li>Task starts: reported when this class launches a task, with the locality level of the
- *       {@code obtainNew*} call that produced it.
+ *       {@code obtainNew*} call that produced it; a heartbeat's starts cross JNI in one call
+ *       ({@code TaskBatch}), as do its ends.
  *   <li>Task ends: derived at each heartbeat from the attempt's status in its
  *       {@code TaskInProgress} (terminal states SUCCEEDED, FAILED, KILLED and their UNCLEAN
  *       variants). A tracker reports a finished attempt in one heartbeat only, and that heartbeat may
