@@ -246,6 +246,12 @@ mod tests {
             assert!(err.to_string().contains("records[0].success = 2"), "{err}");
             let err = tasks_started(h, &[0, 0, 0], 1, 1).expect_err("short array");
             assert!(err.to_string().contains("holds 3 values"), "{err}");
+            let err = tasks_finished(h, &[], -1).expect_err("negative count");
+            assert!(err.to_string().contains("finished count = -1"), "{err}");
+            let err = tasks_started(h, &[0; 8], i32::MAX, 1).expect_err("absurd count");
+            assert_eq!(err.kind(), ErrorKind::Argument);
+            let err = tasks_started(h, &[0, 0, 0, 0], 1, -5).expect_err("negative time");
+            assert!(err.to_string().contains("now = -5"), "{err}");
             assert_eq!(tasks_finished(h, &[0, 0, 0, 1, 1, 3, 7, 0, 0, 1, 1, 3], 2)?, 1, "job 7 skipped");
             Ok(())
         })
