@@ -283,6 +283,77 @@ enum CircumflexStatus circumflex_set_node_accelerated(struct CircumflexEngine *e
                                                       char *err_buf,
                                                       size_t err_len);
 
+// Reports the first `count` task starts of `records` (4 `int32_t`s each: job, phase, node,
+// locality; `records_len` values in all) at `now`, in one call; writes how many were applied into
+// `out_applied` (records naming a job or node the engine no longer knows are skipped). A malformed
+// record is `CIRCUMFLEX_ARGUMENT` naming it, and nothing is applied.
+//
+// # Safety
+// `records` must have `records_len` readable `int32_t`s; `out_applied` writable; `err_buf` as for
+// [`circumflex_engine_new`].
+enum CircumflexStatus circumflex_tasks_started(struct CircumflexEngine *engine,
+                                               const int32_t *records,
+                                               size_t records_len,
+                                               int32_t count,
+                                               int64_t now,
+                                               size_t *out_applied,
+                                               char *err_buf,
+                                               size_t err_len);
+
+// Reports the first `count` task ends of `records` (6 `int64_t`s each: job, phase, node, duration
+// ms, success 0 or 1, finish time ms; `records_len` values in all) in one call; writes how many were
+// applied into `out_applied`, as [`circumflex_tasks_started`].
+//
+// # Safety
+// `records` must have `records_len` readable `int64_t`s; `out_applied` writable; `err_buf` as for
+// [`circumflex_engine_new`].
+enum CircumflexStatus circumflex_tasks_finished(struct CircumflexEngine *engine,
+                                                const int64_t *records,
+                                                size_t records_len,
+                                                int32_t count,
+                                                size_t *out_applied,
+                                                char *err_buf,
+                                                size_t err_len);
+
+// Sets both phases' pending task counts of a job in one call.
+//
+// # Safety
+// `err_buf` as for [`circumflex_engine_new`].
+enum CircumflexStatus circumflex_set_pending_phases(struct CircumflexEngine *engine,
+                                                    int32_t job,
+                                                    int32_t pending_map,
+                                                    int32_t pending_reduce,
+                                                    char *err_buf,
+                                                    size_t err_len);
+
+// Submits a job (as [`circumflex_submit_job`]) with its reduce readiness and pending counts, in one
+// call.
+//
+// # Safety
+// `job_conf_json` NUL-terminated; `out_job` writable; `err_buf` as for [`circumflex_engine_new`].
+enum CircumflexStatus circumflex_submit_job_with(struct CircumflexEngine *engine,
+                                                 const char *job_conf_json,
+                                                 int64_t now,
+                                                 bool reduces_ready,
+                                                 int32_t pending_map,
+                                                 int32_t pending_reduce,
+                                                 int32_t *out_job,
+                                                 char *err_buf,
+                                                 size_t err_len);
+
+// Writes the current plan's job ids in priority order into `out` (up to `out_len`) and the plan's
+// length into `out_total`; a caller whose array was too short grows it and calls again.
+//
+// # Safety
+// `out` must have `out_len` writable `int32_t`s (may be NULL when `out_len` is 0); `out_total`
+// writable; `err_buf` as for [`circumflex_engine_new`].
+enum CircumflexStatus circumflex_plan_order(struct CircumflexEngine *engine,
+                                            int32_t *out,
+                                            size_t out_len,
+                                            size_t *out_total,
+                                            char *err_buf,
+                                            size_t err_len);
+
 #ifdef __cplusplus
 }  // extern "C"
 #endif  // __cplusplus

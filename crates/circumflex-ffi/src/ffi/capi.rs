@@ -545,6 +545,140 @@ pub unsafe extern "C" fn circumflex_set_node_accelerated(
     guard(err_buf, err_len, || on_engine(engine, |h| ops::set_node_accelerated(h, node, accelerated)))
 }
 
+// ----- batches and primitive-only answers (`ffi::batch`) ---------------------------------------
+
+/// A read-only view of `len` host values, or an argument error for a NULL pointer with `len > 0`.
+fn in_slice<'a, T>(name: &str, p: *const T, len: usize) -> Result<&'a [T], FfiError> {
+    if len == 0 {
+        return Ok(&[]);
+    }
+    if p.is_null() {
+        return Err(FfiError::Argument(format!("{name} is NULL")));
+    }
+    // SAFETY: non-null, and the caller promises `len` readable values alive for the call.
+    Ok(unsafe { std::slice::from_raw_parts(p, len) })
+}
+
+/// Reports the first `count` task starts of `records` (4 `int32_t`s each: job, phase, node,
+/// locality; `records_len` values in all) at `now`, in one call; writes how many were applied into
+/// `out_applied` (records naming a job or node the engine no longer knows are skipped). A malformed
+/// record is `CIRCUMFLEX_ARGUMENT` naming it, and nothing is applied.
+///
+/// # Safety
+/// `records` must have `records_len` readable `int32_t`s; `out_applied` writable; `err_buf` as for
+/// [`circumflex_engine_new`].
+#[no_mangle]
+pub unsafe extern "C" fn circumflex_tasks_started(
+    engine: *mut CircumflexEngine,
+    records: *const i32,
+    records_len: usize,
+    count: i32,
+    now: i64,
+    out_applied: *mut usize,
+    err_buf: *mut c_char,
+    err_len: usize,
+) -> CircumflexStatus {
+    guard(err_buf, err_len, || {
+        let packed = in_slice("records", records, records_len)?;
+        put(out_applied, on_engine(engine, |h| super::batch::tasks_started(h, packed, count, now))?)
+    })
+}
+
+/// Reports the first `count` task ends of `records` (6 `int64_t`s each: job, phase, node, duration
+/// ms, success 0 or 1, finish time ms; `records_len` values in all) in one call; writes how many were
+/// applied into `out_applied`, as [`circumflex_tasks_started`].
+///
+/// # Safety
+/// `records` must have `records_len` readable `int64_t`s; `out_applied` writable; `err_buf` as for
+/// [`circumflex_engine_new`].
+#[no_mangle]
+pub unsafe extern "C" fn circumflex_tasks_finished(
+    engine: *mut CircumflexEngine,
+    records: *const i64,
+    records_len: usize,
+    count: i32,
+    out_applied: *mut usize,
+    err_buf: *mut c_char,
+    err_len: usize,
+) -> CircumflexStatus {
+    guard(err_buf, err_len, || {
+        let packed = in_slice("records", records, records_len)?;
+        put(out_applied, on_engine(engine, |h| super::batch::tasks_finished(h, packed, count))?)
+    })
+}
+
+/// Sets both phases' pending task counts of a job in one call.
+///
+/// # Safety
+/// `err_buf` as for [`circumflex_engine_new`].
+#[no_mangle]
+pub unsafe extern "C" fn circumflex_set_pending_phases(
+    engine: *mut CircumflexEngine,
+    job: i32,
+    pending_map: i32,
+    pending_reduce: i32,
+    err_buf: *mut c_char,
+    err_len: usize,
+) -> CircumflexStatus {
+    guard(err_buf, err_len, || {
+        on_engine(engine, |h| super::batch::set_pending_phases(h, job, pending_map, pending_reduce))
+    })
+}
+
+/// Submits a job (as [`circumflex_submit_job`]) with its reduce readiness and pending counts, in one
+/// call.
+///
+/// # Safety
+/// `job_conf_json` NUL-terminated; `out_job` writable; `err_buf` as for [`circumflex_engine_new`].
+#[no_mangle]
+pub unsafe extern "C" fn circumflex_submit_job_with(
+    engine: *mut CircumflexEngine,
+    job_conf_json: *const c_char,
+    now: i64,
+    reduces_ready: bool,
+    pending_map: i32,
+    pending_reduce: i32,
+    out_job: *mut i32,
+    err_buf: *mut c_char,
+    err_len: usize,
+) -> CircumflexStatus {
+    guard(err_buf, err_len, || {
+        let json = c_str("job_conf_json", job_conf_json)?;
+        let job = on_engine(engine, |h| {
+            super::batch::submit_job_with(h, json, now, reduces_ready, pending_map, pending_reduce)
+        })?;
+        put(out_job, job)
+    })
+}
+
+/// Writes the current plan's job ids in priority order into `out` (up to `out_len`) and the plan's
+/// length into `out_total`; a caller whose array was too short grows it and calls again.
+///
+/// # Safety
+/// `out` must have `out_len` writable `int32_t`s (may be NULL when `out_len` is 0); `out_total`
+/// writable; `err_buf` as for [`circumflex_engine_new`].
+#[no_mangle]
+pub unsafe extern "C" fn circumflex_plan_order(
+    engine: *mut CircumflexEngine,
+    out: *mut i32,
+    out_len: usize,
+    out_total: *mut usize,
+    err_buf: *mut c_char,
+    err_len: usize,
+) -> CircumflexStatus {
+    guard(err_buf, err_len, || {
+        let slice: &mut [i32] = if out_len == 0 {
+            &mut []
+        } else if out.is_null() {
+            return Err(FfiError::Argument("out is NULL".to_string()));
+        } else {
+            // SAFETY: non-null, and the caller promises out_len writable ints.
+            unsafe { std::slice::from_raw_parts_mut(out, out_len) }
+        };
+        put(out_total, on_engine(engine, |h| super::batch::plan_order(h, slice))?)
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -20,6 +20,10 @@
 //! - **Hot path**: `nativeNodeUpdate` crosses only primitives and a caller-owned `int[]`; it does
 //!   not allocate after the first call on a handle (the packing buffer is kept on the handle).
 //!   JSON is used only for rare, rich calls (configuration, job submission, plan and status).
+//!   A heartbeat's task starts and ends cross in one call each (`nativeTasksStarted`,
+//!   `nativeTasksFinished`, caller-owned `int[]`/`long[]` read into buffers kept on the handle), a
+//!   submission with its initial state in one (`nativeSubmitJobWith`), and MRv1's plan order as
+//!   job ids into a caller-owned `int[]` (`nativePlanOrder`); see `ffi::batch`.
 //! - **Logging**: Rust log records go into the bounded buffer of [`super::logbuf`] (see there
 //!   why it is polled rather than a callback); `nativeInit` sets the level and the shims drain it
 //!   with `nativeDrainLogs` into log4j. Panic reports still go to stderr as well.
@@ -27,7 +31,7 @@
 use std::sync::PoisonError;
 
 use ::jni::errors::ErrorPolicy;
-use ::jni::objects::{JClass, JIntArray, JLongArray, JString};
+use ::jni::objects::{JClass, JIntArray, JLongArray, JPrimitiveArray, JString, TypeArray};
 use ::jni::strings::JNIString;
 use ::jni::sys::{jboolean, jint, jlong};
 use ::jni::{Env, EnvUnowned};
@@ -470,4 +474,143 @@ pub extern "system" fn Java_io_circumflex_bench_JniBench_nativeEmpty<'local>(
     _out: JIntArray<'local>,
 ) -> jint {
     0
+}
+
+// ----- batches and primitive-only answers (`ffi::batch`) ---------------------------------------
+
+/// Reads the first `count * stride` values of a host array into `buffer` (grown once, then reused:
+/// no allocation per call) and returns them. A null array is an argument error; a short one yields
+/// fewer values, which the `ffi::batch` operation then refuses by name.
+fn read_records<'b, T: TypeArray + Copy + Default>(
+    env: &Env<'_>,
+    array: &JPrimitiveArray<'_, T>,
+    count: jint,
+    stride: usize,
+    buffer: &'b mut Vec<T>,
+) -> Result<&'b [T], FfiError> {
+    if array.is_null() {
+        return Err(FfiError::Argument("records is null".to_string()));
+    }
+    let len = array.len(env)?;
+    let wanted = usize::try_from(count).unwrap_or(0).saturating_mul(stride).min(len);
+    if buffer.len() < wanted {
+        buffer.resize(wanted, T::default());
+    }
+    array.get_region(env, 0, &mut buffer[..wanted])?;
+    Ok(&buffer[..wanted])
+}
+
+/// `static native int nativeTasksStarted(long handle, int[] records, int count, long now)`: the
+/// first `count` records of the caller-owned `records` (4 ints each: job, phase, node, locality)
+/// started at `now`, in one crossing per heartbeat. Returns how many were applied; records naming a
+/// job or node the engine no longer knows are skipped. A malformed record is an
+/// `IllegalArgumentException` naming it, and then nothing is applied.
+#[no_mangle]
+pub extern "system" fn Java_io_circumflex_nativeapi_NativeEngine_nativeTasksStarted<'local>(
+    mut env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    handle: jlong,
+    records: JIntArray<'local>,
+    count: jint,
+    now: jlong,
+) -> jint {
+    env.with_env(|env| -> Result<jint, FfiError> {
+        with_handle(handle, |h| {
+            let mut buffer = h.scratch.lock().unwrap_or_else(PoisonError::into_inner);
+            let packed = read_records(env, &records, count, super::batch::STARTED_STRIDE, &mut buffer)?;
+            Ok(super::batch::tasks_started(h, packed, count, now)? as jint)
+        })
+    })
+    .resolve::<ThrowCircumflex>()
+}
+
+/// `static native int nativeTasksFinished(long handle, long[] records, int count)`: the first
+/// `count` records of the caller-owned `records` (6 longs each: job, phase, node, duration ms,
+/// success 0 or 1, finish time ms) ended, in one crossing per heartbeat. Returns how many were
+/// applied; records naming a job or node the engine no longer knows are skipped. A malformed record
+/// is an `IllegalArgumentException` naming it, and then nothing is applied.
+#[no_mangle]
+pub extern "system" fn Java_io_circumflex_nativeapi_NativeEngine_nativeTasksFinished<'local>(
+    mut env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    handle: jlong,
+    records: JLongArray<'local>,
+    count: jint,
+) -> jint {
+    env.with_env(|env| -> Result<jint, FfiError> {
+        with_handle(handle, |h| {
+            let mut buffer = h.scratch_long.lock().unwrap_or_else(PoisonError::into_inner);
+            let packed = read_records(env, &records, count, super::batch::FINISHED_STRIDE, &mut buffer)?;
+            Ok(super::batch::tasks_finished(h, packed, count)? as jint)
+        })
+    })
+    .resolve::<ThrowCircumflex>()
+}
+
+/// `static native void nativeSetPendingPhases(long handle, int job, int pendingMap, int
+/// pendingReduce)`: both phases' pending task counts in one crossing (YARN's `allocate`).
+#[no_mangle]
+pub extern "system" fn Java_io_circumflex_nativeapi_NativeEngine_nativeSetPendingPhases<'local>(
+    mut env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    handle: jlong,
+    job: jint,
+    pending_map: jint,
+    pending_reduce: jint,
+) {
+    env.with_env(|_env| -> Result<(), FfiError> {
+        with_handle(handle, |h| super::batch::set_pending_phases(h, job, pending_map, pending_reduce))
+    })
+    .resolve::<ThrowCircumflex>()
+}
+
+/// `static native int nativeSubmitJobWith(long handle, String jobConfJson, long now, boolean
+/// reducesReady, int pendingMap, int pendingReduce)`: `nativeSubmitJob` plus the job's reduce
+/// readiness and pending counts, in one crossing. Returns the job id; throws as `nativeSubmitJob`.
+#[no_mangle]
+pub extern "system" fn Java_io_circumflex_nativeapi_NativeEngine_nativeSubmitJobWith<'local>(
+    mut env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    handle: jlong,
+    job_conf_json: JString<'local>,
+    now: jlong,
+    reduces_ready: jboolean,
+    pending_map: jint,
+    pending_reduce: jint,
+) -> jint {
+    env.with_env(|env| -> Result<jint, FfiError> {
+        let json = string_arg(env, "jobConfJson", &job_conf_json)?;
+        with_handle(handle, |h| {
+            super::batch::submit_job_with(h, &json, now, reduces_ready, pending_map, pending_reduce)
+        })
+    })
+    .resolve::<ThrowCircumflex>()
+}
+
+/// `static native int nativePlanOrder(long handle, int[] out)`: writes the current plan's job ids in
+/// priority order into the caller-owned `out` (as many as fit) and returns how many the plan has; a
+/// caller whose array was too short grows it and calls again. MRv1's `getJobs` reads the order so.
+#[no_mangle]
+pub extern "system" fn Java_io_circumflex_nativeapi_NativeEngine_nativePlanOrder<'local>(
+    mut env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    handle: jlong,
+    out: JIntArray<'local>,
+) -> jint {
+    env.with_env(|env| -> Result<jint, FfiError> {
+        if out.is_null() {
+            return Err(FfiError::Argument("out is null".to_string()));
+        }
+        let capacity = out.len(env)?;
+        with_handle(handle, |h| {
+            let mut buffer = h.scratch.lock().unwrap_or_else(PoisonError::into_inner);
+            if buffer.len() < capacity {
+                buffer.resize(capacity, 0);
+            }
+            let total = super::batch::plan_order(h, &mut buffer[..capacity])?;
+            out.set_region(env, 0, &buffer[..total.min(capacity)])?;
+            Ok(i32::try_from(total).unwrap_or(i32::MAX))
+        })
+    })
+    .resolve::<ThrowCircumflex>()
 }

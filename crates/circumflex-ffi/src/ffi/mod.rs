@@ -36,6 +36,7 @@
 //! parameters through `Engine::reconfigure`, but refuses a new `circumflex.pool.mode`: node
 //! capacities and running counts were reported in the old model and would be misread.
 
+pub mod batch;
 pub mod capi;
 pub mod jni;
 pub mod logbuf;
@@ -96,6 +97,8 @@ pub struct EngineHandle {
     poisoned_by: Mutex<Option<String>>,
     /// Reusable packing buffer for node updates, so the hot path does not allocate.
     pub(crate) scratch: Mutex<Vec<i32>>,
+    /// Reusable buffer for batched task ends read from the host ([`batch::tasks_finished`]).
+    pub(crate) scratch_long: Mutex<Vec<i64>>,
     /// The last [`DECISIONS_KEPT`] admission decisions, oldest first.
     decisions: Mutex<VecDeque<AdmissionRecord>>,
 }
@@ -106,6 +109,7 @@ impl EngineHandle {
             engine: Mutex::new(engine),
             poisoned_by: Mutex::new(None),
             scratch: Mutex::new(Vec::new()),
+            scratch_long: Mutex::new(Vec::new()),
             decisions: Mutex::new(VecDeque::new()),
         }
     }

@@ -165,6 +165,39 @@ int main(void) {
   CHECK(circumflex_set_node_accelerated(e, -1, false, err, sizeof err) == CIRCUMFLEX_ARGUMENT && strstr(err, "node"),
         "a negative node id is CIRCUMFLEX_ARGUMENT");
 
+  /* Batches: one call for a heartbeat's starts, one for its ends; a submission with its state. */
+  int32_t c = -1;
+  CHECK(circumflex_submit_job_with(e, "{\"mapreduce.job.maps\":\"2\"}", 7000, true, 2, 0, &c, err, sizeof err) ==
+            CIRCUMFLEX_OK && c >= 0,
+        "a job is submitted with its pending counts in one call");
+  int32_t started[] = {c, 0, node, 0, c, 0, node, 2, 99, 0, node, 0};
+  size_t applied = 0;
+  CHECK(circumflex_tasks_started(e, started, 12, 3, 7001, &applied, err, sizeof err) == CIRCUMFLEX_OK &&
+            applied == 2,
+        "a heartbeat's starts cross in one call; the unknown job is skipped");
+  int64_t finished[] = {c, 0, node, 50, 1, 7051, c, 0, node, 60, 1, 7061};
+  CHECK(circumflex_tasks_finished(e, finished, 12, 2, &applied, err, sizeof err) == CIRCUMFLEX_OK && applied == 2,
+        "a heartbeat's ends cross in one call");
+  int32_t bad_started[] = {c, 7, node, 0};
+  CHECK(circumflex_tasks_started(e, bad_started, 4, 1, 7100, &applied, err, sizeof err) == CIRCUMFLEX_ARGUMENT &&
+            strstr(err, "records[0].phase = 7"),
+        "a malformed record is CIRCUMFLEX_ARGUMENT naming it");
+  CHECK(circumflex_tasks_started(e, started, 3, 1, 7100, &applied, err, sizeof err) == CIRCUMFLEX_ARGUMENT,
+        "a count beyond the array is CIRCUMFLEX_ARGUMENT");
+  CHECK(circumflex_set_pending_phases(e, c, 0, 0, err, sizeof err) == CIRCUMFLEX_OK,
+        "both phases' pending counts in one call");
+  int32_t order[8];
+  size_t total = 0;
+  CHECK(circumflex_plan_order(e, order, 8, &total, err, sizeof err) == CIRCUMFLEX_OK && total >= 1 && total <= 8,
+        "the plan order arrives as job ids");
+  int has_c = 0;
+  for (size_t i = 0; i < total; i++) {
+    has_c |= order[i] == c;
+  }
+  CHECK(has_c, "the plan order lists the job just submitted");
+  CHECK(circumflex_plan_order(e, NULL, 0, &total, err, sizeof err) == CIRCUMFLEX_OK && total >= 1,
+        "an empty array asks only for the plan's length");
+
   char tiny[8];
   circumflex_task_started(e, 99, 0, node, 0, 3, tiny, sizeof tiny);
   CHECK(strlen(tiny) == sizeof tiny - 1, "messages are truncated to the buffer, NUL-terminated");

@@ -25,11 +25,20 @@ import java.util.Map;
  * JIT and machine state. Every call is timed on its own with {@link System#nanoTime()}; the
  * figures include the timer's own cost (about 20-30 ns here), equally for both calls.
  *
+ * <p>Second case, a heartbeat's task events: {@value #EVENTS} task starts and {@value #EVENTS} task
+ * ends on one node (a full node turning over), sent the way the shims used to (one native call per
+ * event, {@code taskStarted}/{@code taskFinished}) and the way they do now (one {@code tasksStarted}
+ * and one {@code tasksFinished} with caller-owned arrays). The ends report failures, which put the
+ * tasks back to pending, so every round leaves the engine as it found it and both ways do the same
+ * engine work; the difference is the crossings. Timed per heartbeat, interleaved in rounds.
+ *
  * <p>Arguments: {@code --apps 1000,10000 --policies flex,fair,fifo --calls 200000 --warmup 50000}.
  */
 public final class JniBench {
   static final int NODES = 100;
   static final int SLOTS_PER_NODE = 8;
+  /** Task starts (and as many ends) per heartbeat in the events case: one full node. */
+  static final int EVENTS = SLOTS_PER_NODE;
   private static final int ROUNDS = 10;
 
   private JniBench() {}
@@ -88,6 +97,7 @@ public final class JniBench {
         nodes[i] = engine.addNode("host" + i, "/rack" + (i / 20), SLOTS_PER_NODE, 0);
       }
       long now = 1_000_000L;
+      int eventJob = -1;
       for (int j = 0; j < apps; j++) {
         // A spread of sizes (1 to 64 maps, some with reduces) and task lengths, deterministic.
         int maps = 1 + (j * 37) % 64;
@@ -102,6 +112,9 @@ public final class JniBench {
         engine.setReducesReady(job, true);
         engine.setPending(job, NativeEngine.MAP, maps);
         engine.setPending(job, NativeEngine.REDUCE, 0);
+        if (eventJob < 0 && maps >= EVENTS) {
+          eventJob = job;
+        }
       }
       now += apps + 10_000;
       if (!engine.tick(now)) {
@@ -140,10 +153,77 @@ public final class JniBench {
       }
       print(policy, apps, "nodeUpdate", real, choices);
       print(policy, apps, "empty-jni", empty, 0);
+      sink += heartbeatEvents(engine, policy, apps, eventJob, nodes[0], now, calls / 10, warmup / 10);
       if (sink == Long.MIN_VALUE) {
         System.out.println(sink);
       }
     }
+  }
+
+  /**
+   * Times one heartbeat's {@value #EVENTS} starts and {@value #EVENTS} ends of {@code job} on {@code node},
+   * per event against batched; prints both and their ratio of medians.
+   */
+  private static long heartbeatEvents(NativeEngine engine, String policy, int apps, int job, int node, long now,
+      int heartbeats, int warmup) {
+    int[] started = new int[EVENTS * NativeEngine.STARTED_STRIDE];
+    long[] finished = new long[EVENTS * NativeEngine.FINISHED_STRIDE];
+    for (int i = 0; i < EVENTS; i++) {
+      int s = i * NativeEngine.STARTED_STRIDE;
+      started[s] = job;
+      started[s + 1] = NativeEngine.MAP;
+      started[s + 2] = node;
+      started[s + 3] = NativeEngine.ANY;
+      int f = i * NativeEngine.FINISHED_STRIDE;
+      finished[f] = job;
+      finished[f + 1] = NativeEngine.MAP;
+      finished[f + 2] = node;
+      finished[f + 3] = 1000;
+      finished[f + 4] = 0;
+      finished[f + 5] = now;
+    }
+    long sink = 0;
+    for (int i = 0; i < warmup; i++) {
+      sink += perEvent(engine, job, node, now) + engine.tasksStarted(started, EVENTS, now)
+          + engine.tasksFinished(finished, EVENTS);
+    }
+    long[] single = new long[heartbeats];
+    long[] batched = new long[heartbeats];
+    int perRound = heartbeats / ROUNDS;
+    for (int r = 0; r < ROUNDS; r++) {
+      int from = r * perRound;
+      int to = r == ROUNDS - 1 ? heartbeats : from + perRound;
+      for (int i = from; i < to; i++) {
+        long t0 = System.nanoTime();
+        sink += perEvent(engine, job, node, now);
+        single[i] = System.nanoTime() - t0;
+      }
+      for (int i = from; i < to; i++) {
+        long t0 = System.nanoTime();
+        sink += engine.tasksStarted(started, EVENTS, now) + engine.tasksFinished(finished, EVENTS);
+        batched[i] = System.nanoTime() - t0;
+      }
+    }
+    print(policy, apps, "events/call", single, 2 * EVENTS);
+    print(policy, apps, "events/batch", batched, 2 * EVENTS);
+    long[] a = single.clone();
+    long[] b = batched.clone();
+    Arrays.sort(a);
+    Arrays.sort(b);
+    System.out.printf(Locale.ROOT, "%-6s %7d %-12s %9.2f%n", policy, apps, "batch/call",
+        (double) percentile(b, 0.50) / Math.max(1, percentile(a, 0.50)));
+    return sink;
+  }
+
+  /** The old way: one native call per task event. */
+  private static int perEvent(NativeEngine engine, int job, int node, long now) {
+    for (int i = 0; i < EVENTS; i++) {
+      engine.taskStarted(job, NativeEngine.MAP, node, NativeEngine.ANY, now);
+    }
+    for (int i = 0; i < EVENTS; i++) {
+      engine.taskFinished(job, NativeEngine.MAP, node, 1000, false, now);
+    }
+    return EVENTS;
   }
 
   private static void print(String policy, int apps, String call, long[] ns, int choices) {

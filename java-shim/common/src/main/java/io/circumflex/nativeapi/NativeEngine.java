@@ -37,6 +37,10 @@ public final class NativeEngine implements AutoCloseable {
   public static final int ANY = 2;
   /** Ints per choice in {@link #nodeUpdate}'s output: job, phase, count, locality. */
   public static final int CHOICE_STRIDE = 4;
+  /** Ints per record of {@link #tasksStarted}: job, phase, node, locality. */
+  public static final int STARTED_STRIDE = 4;
+  /** Longs per record of {@link #tasksFinished}: job, phase, node, duration ms, success (0/1), finish time. */
+  public static final int FINISHED_STRIDE = 6;
 
   private static String version;
 
@@ -113,6 +117,50 @@ public final class NativeEngine implements AutoCloseable {
    */
   public int submitJob(Map<String, String> jobConf, long now) {
     return nativeSubmitJob(handle, Json.object(jobConf), now);
+  }
+
+  /**
+   * {@link #submitJob} plus the job's reduce readiness and pending counts, in one native call.
+   *
+   * @throws io.circumflex.CircumflexInvalidJobException naming a malformed key
+   * @throws io.circumflex.CircumflexRejectedException carrying the admission policy's reason
+   */
+  public int submitJob(Map<String, String> jobConf, long now, boolean reducesReady, int pendingMap,
+      int pendingReduce) {
+    return nativeSubmitJobWith(handle, Json.object(jobConf), now, reducesReady, pendingMap, pendingReduce);
+  }
+
+  /** Sets both phases' pending task counts in one native call. */
+  public void setPendingPhases(int job, int pendingMap, int pendingReduce) {
+    nativeSetPendingPhases(handle, job, pendingMap, pendingReduce);
+  }
+
+  /**
+   * Reports the first {@code count} task starts of the caller-owned {@code records} ({@link
+   * #STARTED_STRIDE} ints each: job, phase, node, locality) at {@code now}, in one native call (a
+   * heartbeat's launches). Returns how many were applied: records naming a job or node the engine no
+   * longer knows are skipped. A malformed record throws {@link IllegalArgumentException} naming it, and
+   * then nothing is applied.
+   */
+  public int tasksStarted(int[] records, int count, long now) {
+    return nativeTasksStarted(handle, records, count, now);
+  }
+
+  /**
+   * Reports the first {@code count} task ends of the caller-owned {@code records} ({@link
+   * #FINISHED_STRIDE} longs each: job, phase, node, duration ms, success 0 or 1, finish time), in one
+   * native call (a heartbeat's completions); returns how many were applied, as {@link #tasksStarted}.
+   */
+  public int tasksFinished(long[] records, int count) {
+    return nativeTasksFinished(handle, records, count);
+  }
+
+  /**
+   * Writes the current plan's job ids in priority order into the caller-owned {@code out} (as many as
+   * fit) and returns how many the plan has; grow {@code out} and call again when that is more.
+   */
+  public int planOrder(int[] out) {
+    return nativePlanOrder(handle, out);
   }
 
   /** Sets how many tasks of {@code phase} wait for a slot. */
@@ -235,6 +283,17 @@ public final class NativeEngine implements AutoCloseable {
   private static native int nativeSubmitJob(long handle, String jobConfJson, long now);
 
   private static native void nativeSetPending(long handle, int job, int phase, int pending);
+
+  private static native int nativeSubmitJobWith(long handle, String jobConfJson, long now, boolean reducesReady,
+      int pendingMap, int pendingReduce);
+
+  private static native void nativeSetPendingPhases(long handle, int job, int pendingMap, int pendingReduce);
+
+  private static native int nativeTasksStarted(long handle, int[] records, int count, long now);
+
+  private static native int nativeTasksFinished(long handle, long[] records, int count);
+
+  private static native int nativePlanOrder(long handle, int[] out);
 
   private static native void nativeSetReducesReady(long handle, int job, boolean ready);
 

@@ -4,13 +4,15 @@ import io.circumflex.CircumflexException;
 import io.circumflex.nativeapi.NativeEngine;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The scheduler metrics both daemons publish through metrics2: the engine's native counters (plans
  * and plan time, node updates, jobs admitted, rejected and finished, deadline misses, active jobs)
  * plus what only the shim sees (time spent in node updates including the JNI crossing, refreshes
- * applied and refused). Hadoop 1.x and 3.x have different metrics2 interfaces, so each shim has a
+ * applied and refused, whether the FIFO fallback is active and how often it started; the
+ * {@code io.circumflex.shim.EngineGuard} keeps those two). Hadoop 1.x and 3.x have different metrics2 interfaces, so each shim has a
  * thin {@code MetricsSource} that copies {@link #read} into its builder.
  */
 public final class EngineMetrics {
@@ -57,6 +59,8 @@ public final class EngineMetrics {
   private final AtomicLong nodeUpdateNanos = new AtomicLong();
   private final AtomicLong refreshes = new AtomicLong();
   private final AtomicLong refreshesRejected = new AtomicLong();
+  private final AtomicLong fallbacks = new AtomicLong();
+  private final AtomicBoolean fallbackActive = new AtomicBoolean();
 
   /** Records one node-update call that took {@code nanos} (JNI crossing included). */
   public void nodeUpdateTimed(long nanos) {
@@ -69,12 +73,23 @@ public final class EngineMetrics {
     (applied ? refreshes : refreshesRejected).incrementAndGet();
   }
 
+  /** Records a switch to the FIFO fallback. */
+  public void fellBack() {
+    fallbacks.incrementAndGet();
+    fallbackActive.set(true);
+  }
+
+  /** Sets whether the FIFO fallback is active (cleared when an engine takes charge). */
+  public void fallbackActive(boolean active) {
+    fallbackActive.set(active);
+  }
+
   /**
    * Every metric now. {@code engine} may be null (fallback) or closed concurrently: the native
    * counters are then left out, the shim's own ones are still reported.
    */
   public List<Metric> read(NativeEngine engine) {
-    List<Metric> out = new ArrayList<>(NATIVE.length + 4);
+    List<Metric> out = new ArrayList<>(NATIVE.length + 6);
     if (engine != null) {
       long[] values = new long[NativeEngine.COUNTER_NAMES.length];
       int n;
@@ -91,6 +106,8 @@ public final class EngineMetrics {
     out.add(new Metric("NodeUpdateNanos", "Total node-update time including JNI, ns", nodeUpdateNanos.get(), true));
     out.add(new Metric("Refreshes", "Refreshes applied", refreshes.get(), true));
     out.add(new Metric("RefreshesRejected", "Refreshes refused (old policy kept)", refreshesRejected.get(), true));
+    out.add(new Metric("Fallbacks", "Switches to the FIFO fallback after an engine failure", fallbacks.get(), true));
+    out.add(new Metric("FallbackActive", "1 while the FIFO fallback schedules", fallbackActive.get() ? 1 : 0, false));
     return out;
   }
 }

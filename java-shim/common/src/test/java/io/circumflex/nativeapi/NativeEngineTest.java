@@ -65,6 +65,44 @@ public class NativeEngineTest {
   }
 
   @Test
+  public void batchesAndThePlanOrderCrossAsPrimitives() {
+    Map<String, String> config = new HashMap<>(policy("fifo"));
+    config.put("circumflex.locality.node.delay", "0");
+    config.put("circumflex.locality.rack.delay", "0");
+    try (NativeEngine e = NativeEngine.create(config)) {
+      int node = e.addNode("h1", "/r1", 4, 0);
+      int a = e.submitJob(job(4, 0), 0, true, 4, 0);
+      int b = e.submitJob(job(2, 0), 1, true, 2, 0);
+      int[] order = new int[1];
+      assertEquals("the plan's length, though only one id fits", 2, e.planOrder(order));
+      assertEquals(a, order[0]);
+      order = new int[4];
+      assertEquals(2, e.planOrder(order));
+      assertArrayEquals(new int[] {a, b}, java.util.Arrays.copyOf(order, 2));
+
+      int[] started = {a, NativeEngine.MAP, node, NativeEngine.NODE_LOCAL, 99, NativeEngine.MAP, node, 0,
+          a, NativeEngine.MAP, node, NativeEngine.ANY, -7, -7, -7, -7};
+      assertEquals("one call, the retired job skipped, the count bounds the records", 2,
+          e.tasksStarted(started, 3, 2));
+      int[] out = new int[4 * 8];
+      int n = e.nodeUpdate(node, 2, 0, 3, out);
+      assertTrue(n >= 1);
+      assertEquals("a, with two tasks running and two pending, is still served first", a, out[0]);
+      assertTrue(e.statusJson(3), e.statusJson(3).contains("\"running\":[2,0]"));
+      long[] finished = {a, NativeEngine.MAP, node, 50, 1, 52, a, NativeEngine.MAP, node, 60, 0, 62};
+      assertEquals(2, e.tasksFinished(finished, 2));
+      try {
+        e.tasksStarted(new int[] {a, 9, node, 0}, 1, 70);
+        fail("expected IllegalArgumentException");
+      } catch (IllegalArgumentException ex) {
+        assertTrue(ex.getMessage(), ex.getMessage().contains("records[0].phase = 9"));
+      }
+      e.setPendingPhases(b, 0, 0);
+      assertTrue(e.statusJson(80), e.statusJson(80).contains("\"policy\":\"fifo\""));
+    }
+  }
+
+  @Test
   public void badConfigurationIsAConfigExceptionNamingKeyValueAndAllowed() {
     try {
       NativeEngine.create(policy("lottery")).close();

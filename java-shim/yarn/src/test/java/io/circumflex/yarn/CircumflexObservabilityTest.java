@@ -1,6 +1,8 @@
 package io.circumflex.yarn;
 
 import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertNull;
 import static org.junit.Assert.assertTrue;
 import static org.junit.Assert.fail;
 
@@ -14,9 +16,11 @@ import java.util.List;
 import java.util.Map;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.metrics2.lib.DefaultMetricsSystem;
+import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.server.resourcemanager.ResourceManager;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ResourceScheduler;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.AppAddedSchedulerEvent;
 import org.apache.log4j.AppenderSkeleton;
 import org.apache.log4j.Level;
 import org.apache.log4j.Logger;
@@ -24,7 +28,7 @@ import org.apache.log4j.spi.LoggingEvent;
 import org.junit.BeforeClass;
 import org.junit.Test;
 
-/** Refresh, metrics, native logs and web registration on a real (initialised) ResourceManager. */
+/** Refresh, fallback and recovery, metrics, native logs and web registration on a real (initialised) ResourceManager. */
 public class CircumflexObservabilityTest {
 
   @BeforeClass
@@ -106,18 +110,18 @@ public class CircumflexObservabilityTest {
   @Test
   public void theSchedulerRegistersItsPageAndRestResourceUnlessTheOperatorChose() {
     Configuration conf = new Configuration(false);
-    conf.set(CircumflexScheduler.KEY_EXTERNAL_CLASSES, "org.example.Other");
-    CircumflexScheduler.registerWebDefaults(conf);
-    assertEquals(CircumflexSchedulerPage.class.getName(), conf.get(CircumflexScheduler.KEY_SCHEDULER_PAGE));
+    conf.set(WebDefaults.KEY_EXTERNAL_CLASSES, "org.example.Other");
+    WebDefaults.register(conf);
+    assertEquals(CircumflexSchedulerPage.class.getName(), conf.get(WebDefaults.KEY_SCHEDULER_PAGE));
     assertEquals("org.example.Other," + CircumflexSchedulerWebService.class.getName(),
-        conf.get(CircumflexScheduler.KEY_EXTERNAL_CLASSES));
-    CircumflexScheduler.registerWebDefaults(conf);
+        conf.get(WebDefaults.KEY_EXTERNAL_CLASSES));
+    WebDefaults.register(conf);
     assertEquals("registration is idempotent", "org.example.Other," + CircumflexSchedulerWebService.class.getName(),
-        conf.get(CircumflexScheduler.KEY_EXTERNAL_CLASSES));
+        conf.get(WebDefaults.KEY_EXTERNAL_CLASSES));
     Configuration chosen = new Configuration(false);
-    chosen.set(CircumflexScheduler.KEY_SCHEDULER_PAGE, "org.example.Page");
-    CircumflexScheduler.registerWebDefaults(chosen);
-    assertEquals("org.example.Page", chosen.get(CircumflexScheduler.KEY_SCHEDULER_PAGE));
+    chosen.set(WebDefaults.KEY_SCHEDULER_PAGE, "org.example.Page");
+    WebDefaults.register(chosen);
+    assertEquals("org.example.Page", chosen.get(WebDefaults.KEY_SCHEDULER_PAGE));
   }
 
   @Test
@@ -126,5 +130,42 @@ public class CircumflexObservabilityTest {
         CircumflexSchedulerWebService.envelope("{\"policy\":\"fair\"}"));
     assertEquals("{\"scheduler\":{\"schedulerInfo\":{\"type\":\"circumflexScheduler\"}}}",
         CircumflexSchedulerWebService.envelope(" { } "));
+  }
+
+  /**
+   * The shared fallback regime in the YARN shim: the {@code test-panic} policy (test library only)
+   * panics when it plans with an active job, so the first submission sends the scheduler to FIFO; a
+   * refresh to a working policy replays the application into a new engine and ends the fallback.
+   */
+  @Test
+  public void aNativePanicFallsBackAndASuccessfulRefreshReplaysTheApplicationIntoANewEngine() throws Exception {
+    ResourceManager rm = new ResourceManager();
+    try {
+      rm.init(conf("test-panic"));
+      CircumflexScheduler scheduler = (CircumflexScheduler) rm.getResourceScheduler();
+      assertFalse("starts on the engine: " + scheduler.getFallbackCause(), scheduler.isFallbackActive());
+
+      ApplicationId app = ApplicationId.newInstance(1, 1);
+      scheduler.handle(new AppAddedSchedulerEvent(app, "default", "alice"));
+      assertTrue("the panic sends the scheduler to FIFO", scheduler.isFallbackActive());
+      String cause = scheduler.getFallbackCause();
+      assertTrue(cause, cause.contains("submitJob failed for " + app) && cause.contains("deliberate panic"));
+      assertTrue("the application is accepted all the same", scheduler.applicationMap().containsKey(app));
+      assertNull("no status in fallback", scheduler.statusJson());
+      assertEquals(Long.valueOf(1), metrics(scheduler).get("FallbackActive"));
+
+      scheduler.reinitialize(conf("fifo"), rm.getRMContext());
+      assertFalse("a successful refresh ends the fallback", scheduler.isFallbackActive());
+      assertNull(scheduler.getFallbackCause());
+      String status = scheduler.statusJson();
+      assertTrue(status, status.contains("\"policy\":\"fifo\""));
+      assertTrue("the live application was replayed: " + status, status.contains(app.toString()));
+      Map<String, Long> values = metrics(scheduler);
+      assertEquals(values.toString(), Long.valueOf(0), values.get("FallbackActive"));
+      assertEquals(values.toString(), Long.valueOf(1), values.get("Fallbacks"));
+      assertEquals(values.toString(), Long.valueOf(1), values.get("ActiveJobs"));
+    } finally {
+      rm.stop();
+    }
   }
 }

@@ -5,18 +5,15 @@ import io.circumflex.CircumflexException;
 import io.circumflex.CircumflexInternalException;
 import io.circumflex.CircumflexInvalidJobException;
 import io.circumflex.CircumflexRejectedException;
-import io.circumflex.CircumflexUnknownIdException;
 import io.circumflex.mrv1.ConfKeys;
 import io.circumflex.mrv1.Mrv1Observability;
-import io.circumflex.mrv1.OnceLogger;
-import io.circumflex.mrv1.PlanOrder;
 import io.circumflex.nativeapi.NativeEngine;
 import io.circumflex.observe.EngineMetrics;
+import io.circumflex.shim.EngineGuard;
+import io.circumflex.shim.TaskBatch;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.Collections;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Iterator;
@@ -33,6 +30,9 @@ import org.apache.commons.logging.LogFactory;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.mapreduce.TaskType;
 import org.apache.hadoop.net.Node;
+import org.apache.hadoop.mapred.Tracked.Launched;
+import org.apache.hadoop.mapred.Tracked.TrackedJob;
+import org.apache.hadoop.mapred.Tracked.TrackedNode;
 
 /**
  * Circumflex as the MRv1 (Hadoop 1.x) JobTracker's task scheduler: set
@@ -56,7 +56,8 @@ import org.apache.hadoop.net.Node;
  *       (pool mode {@code split}); capacity changes are forwarded; trackers that disappear from
  *       {@code taskTrackers()} are removed (checked every {@value #NODE_SWEEP_MS} ms).
  *   <li>Task starts: reported when this class launches a task, with the locality level of the
- *       {@code obtainNew*} call that produced it.
+ *       {@code obtainNew*} call that produced it; a heartbeat's starts cross JNI in one call
+ *       ({@code TaskBatch}), as do its ends.
  *   <li>Task ends: derived at each heartbeat from the attempt's status in its
  *       {@code TaskInProgress} (terminal states SUCCEEDED, FAILED, KILLED and their UNCLEAN
  *       variants). A tracker reports a finished attempt in one heartbeat only, and that heartbeat may
@@ -72,12 +73,11 @@ import org.apache.hadoop.net.Node;
  * <p><b>Failure policy.</b> The JobTracker must never crash because of the scheduler. An invalid
  * {@code circumflex.*} value at start-up stops {@link #start()} with a message naming the key (an
  * operator error, reported before any job runs, as the YARN shim does); an invalid value at
- * {@link #refresh()} keeps the running configuration. If the native library cannot load or the
- * engine fails internally (a caught native panic), the scheduler falls back to FIFO order
- * (priority, then submission time), logging each distinct error once; a successful
- * {@link #refresh()} brings the engine back. An unknown job id (a late update for a job the
- * engine already completed on its last task, while Hadoop runs the cleanup task) is expected and
- * logged at DEBUG; other errors about one event are logged once and ignored.
+ * {@link #refresh()} keeps the running configuration. Every engine call goes through the shims'
+ * one {@link EngineGuard}: a native failure switches to FIFO order (priority, then submission time),
+ * logs {@code Circumflex fallback: <cause>} once per distinct error and shows the cause on the
+ * page and in metrics; a successful {@link #refresh()} replays the trackers, jobs and running
+ * attempts into a new engine and brings it back.
  *
  * <p><b>Threads.</b> Hadoop calls {@code assignTasks} under the JobTracker lock and listeners under
  * {@code synchronized(taskScheduler)}; every method here that touches scheduler state is
@@ -97,13 +97,14 @@ public class CircumflexTaskScheduler extends TaskScheduler {
   private static final int MAX_CHOICES = 1024;
 
   private final Listener listener = new Listener();
-  private final OnceLogger onceLog = new OnceLogger(LOG);
-  /** Metrics2 values the shim measures itself (node-update time, refreshes). */
-  private final EngineMetrics observed = new EngineMetrics();
+  /** The current engine and the failure regime (FIFO fallback, recovery on refresh). */
+  private final EngineGuard guard = new EngineGuard(LOG);
+  /** Metrics2 values the shim measures itself (node-update time, refreshes, fallbacks). */
+  private final EngineMetrics observed = guard.metrics();
   private final Mrv1Observability.Target metricsTarget = new Mrv1Observability.Target() {
     @Override
     public NativeEngine currentEngine() {
-      return engine;
+      return guard.engine();
     }
 
     @Override
@@ -112,6 +113,10 @@ public class CircumflexTaskScheduler extends TaskScheduler {
     }
   };
   private final int[] choices = new int[MAX_CHOICES * NativeEngine.CHOICE_STRIDE];
+  /** A heartbeat's task ends and starts, sent in one native call each ({@link TaskBatch}). */
+  private final TaskBatch events = new TaskBatch();
+  /** The plan's job ids for {@link #getJobs}, grown when the plan outgrows it. */
+  private int[] planIds = new int[256];
 
   /** Jobs known to the scheduler and not yet final, in submission order. */
   private final Map<JobID, TrackedJob> jobs = new LinkedHashMap<JobID, TrackedJob>();
@@ -123,9 +128,6 @@ public class CircumflexTaskScheduler extends TaskScheduler {
 
   private EagerTaskInitializationListener eagerInit;
   private ScheduledExecutorService timer;
-  /** Null while in FIFO fallback. Written under the monitor, read by the timer thread. */
-  private volatile NativeEngine engine;
-  private String fallbackReason = "not started";
   private long lastNodeSweep;
 
   /** Public no-argument constructor, as {@code ReflectionUtils.newInstance} requires. */
@@ -142,8 +144,7 @@ public class CircumflexTaskScheduler extends TaskScheduler {
     super.start();
     try {
       NativeEngine.setLogLevel(conf.get(ConfKeys.NATIVE_LOG, "warn"));
-      engine = createEngine(conf);
-      fallbackReason = null;
+      guard.start(createEngine(conf));
       LOG.info("Circumflex scheduler started: native library " + NativeEngine.init(null)
           + ", configuration " + ConfKeys.schedulerKeys(resolved(conf)));
     } catch (CircumflexConfigException e) {
@@ -151,10 +152,7 @@ public class CircumflexTaskScheduler extends TaskScheduler {
       // than run a policy nobody asked for.
       throw new IOException("Circumflex configuration invalid, JobTracker not started: " + e.getMessage(), e);
     } catch (CircumflexException | LinkageError e) {
-      engine = null;
-      fallbackReason = e.getMessage();
-      LOG.error("Circumflex engine unavailable, scheduling in FIFO order until a successful refresh: "
-          + e.getMessage(), e);
+      guard.fallBack("start", e, null);
     }
     Mrv1Observability.attach(metricsTarget);
     registerServlet();
@@ -193,20 +191,12 @@ public class CircumflexTaskScheduler extends TaskScheduler {
 
   /** The engine's status as an HTML fragment for the {@code /scheduler} page, or null in fallback. */
   public String getEngineStatusHtml() {
-    NativeEngine e = engine;
-    if (e == null) {
-      return null;
-    }
-    try {
-      return e.statusHtml(System.currentTimeMillis());
-    } catch (CircumflexException ex) {
-      return null;
-    }
+    return guard.call("statusHtml", e -> e.statusHtml(System.currentTimeMillis()), null);
   }
 
   /** The metrics2 values now (for tests; the metrics system reads the same through its source). */
   public List<EngineMetrics.Metric> readMetrics() {
-    return observed.read(engine);
+    return observed.read(guard.engine());
   }
 
   @Override
@@ -220,36 +210,23 @@ public class CircumflexTaskScheduler extends TaskScheduler {
       taskTrackerManager.removeJobInProgressListener(eagerInit);
     }
     eagerInit.terminate();
-    NativeEngine e = engine;
-    engine = null;
-    fallbackReason = "terminated";
-    if (e != null) {
-      e.close();
-    }
+    guard.stop();
     super.terminate();
   }
 
   /** Whether the native engine is in use (false in FIFO fallback). For tests and the UI. */
-  public synchronized boolean isEngineActive() {
-    return engine != null;
+  public boolean isEngineActive() {
+    return guard.isActive();
   }
 
   /** Why the scheduler is in FIFO fallback, or null when the engine is active. */
-  public synchronized String getFallbackReason() {
-    return fallbackReason;
+  public String getFallbackReason() {
+    return guard.fallbackCause();
   }
 
   /** The engine's status JSON (policy, counters, nodes, jobs), or null in fallback. */
   public String getEngineStatusJson() {
-    NativeEngine e = engine;
-    if (e == null) {
-      return null;
-    }
-    try {
-      return e.statusJson(System.currentTimeMillis());
-    } catch (CircumflexException ex) {
-      return null;
-    }
+    return guard.call("statusJson", e -> e.statusJson(System.currentTimeMillis()), null);
   }
 
   // ----- admission --------------------------------------------------------------------------
@@ -308,7 +285,7 @@ public class CircumflexTaskScheduler extends TaskScheduler {
       return tracked;
     }
     tracked = new TrackedJob(job, now);
-    NativeEngine e = engine;
+    NativeEngine e = guard.engine();
     if (e != null) {
       try {
         tracked.engineId = e.submitJob(jobKeys(job), now);
@@ -317,8 +294,10 @@ public class CircumflexTaskScheduler extends TaskScheduler {
       } catch (CircumflexInvalidJobException ex) {
         throw new IOException("Circumflex cannot schedule job " + id + ", invalid configuration: "
             + ex.getMessage(), ex);
-      } catch (CircumflexException | LinkageError ex) {
-        degrade("submitJob", ex);
+      } catch (CircumflexInternalException | LinkageError ex) {
+        guard.fallBack("submitJob", ex, e);
+      } catch (CircumflexException ex) {
+        guard.warnOnce("submitJob:" + ex.getMessage(), "Circumflex did not see job " + id + ": " + ex.getMessage());
       }
     }
     jobs.put(id, tracked);
@@ -353,26 +332,24 @@ public class CircumflexTaskScheduler extends TaskScheduler {
     ClusterStatus cluster = taskTrackerManager.getClusterStatus();
     int clusterSize = cluster.getTaskTrackers();
     int uniqueHosts = taskTrackerManager.getNumberOfUniqueHosts();
-    NativeEngine e = engine;
+    NativeEngine e = guard.engine();
     if (e != null && node != null && node.engineId >= 0) {
+      // The engine is called directly (not through a guard lambda) so the heartbeat allocates no call
+      // object; the guard still decides what a failure means. A refused heartbeat is answered in FIFO.
+      long started = System.nanoTime();
       try {
-        return assignFromEngine(e, node, tts, freeMap, freeReduce, clusterSize, uniqueHosts, now);
-      } catch (CircumflexInternalException | LinkageError ex) {
-        degrade("nodeUpdate", ex);
-      } catch (CircumflexException ex) {
-        onceLog.warn("nodeUpdate:" + ex.getMessage(),
-            "Circumflex could not answer a heartbeat from " + tts.getTrackerName()
-                + "; FIFO for this heartbeat: " + ex.getMessage(), null);
+        int n = e.nodeUpdate(node.engineId, freeMap, freeReduce, now, choices);
+        observed.nodeUpdateTimed(System.nanoTime() - started);
+        return assignFromEngine(n, node, tts, freeMap, freeReduce, clusterSize, uniqueHosts, now);
+      } catch (CircumflexException | IllegalArgumentException | LinkageError ex) {
+        guard.failed("nodeUpdate", ex, e);
       }
     }
-    return assignFifo(tts, freeMap, freeReduce, clusterSize, uniqueHosts);
+    return CircumflexFifoFallback.assign(jobs.values(), tts, freeMap, freeReduce, clusterSize, uniqueHosts);
   }
 
-  private List<Task> assignFromEngine(NativeEngine e, TrackedNode node, TaskTrackerStatus tts, int freeMap,
+  private List<Task> assignFromEngine(int n, TrackedNode node, TaskTrackerStatus tts, int freeMap,
       int freeReduce, int clusterSize, int uniqueHosts, long now) throws IOException {
-    long started = System.nanoTime();
-    int n = e.nodeUpdate(node.engineId, freeMap, freeReduce, now, choices);
-    observed.nodeUpdateTimed(System.nanoTime() - started);
     List<Task> assigned = new ArrayList<Task>();
     int[] free = {freeMap, freeReduce};
     for (int c = 0; c < n && (free[0] > 0 || free[1] > 0); c++) {
@@ -414,6 +391,7 @@ public class CircumflexTaskScheduler extends TaskScheduler {
         reportStarted(job, phase, node, locality, now);
       }
     }
+    events.flush(guard);
     return assigned;
   }
 
@@ -424,62 +402,7 @@ public class CircumflexTaskScheduler extends TaskScheduler {
     // The engine adjusts its pending count on every task event; resend Hadoop's at the next heartbeat.
     job.sentPendingMap = -1;
     job.sentPendingReduce = -1;
-    withEngine("taskStarted", "a task start", eng -> eng.taskStarted(job.engineId, phase, node.engineId, locality, now));
-  }
-
-  /**
-   * FIFO fallback: Hadoop's default order (priority, then submission time), node- or rack-local
-   * maps first, then any map; then reduces.
-   */
-  private List<Task> assignFifo(TaskTrackerStatus tts, int freeMap, int freeReduce, int clusterSize,
-      int uniqueHosts) throws IOException {
-    List<Task> assigned = new ArrayList<Task>();
-    List<JobInProgress> order = fifoOrder(jobs.values());
-    for (JobInProgress jip : order) {
-      if (jip.getStatus().getRunState() != JobStatus.RUNNING) {
-        continue;
-      }
-      while (freeMap > 0) {
-        Task t = jip.obtainNewNodeOrRackLocalMapTask(tts, clusterSize, uniqueHosts);
-        if (t == null) {
-          t = jip.obtainNewMapTask(tts, clusterSize, uniqueHosts);
-        }
-        if (t == null) {
-          break;
-        }
-        assigned.add(t);
-        freeMap -= Math.max(1, t.getNumSlotsRequired());
-      }
-      while (freeReduce > 0) {
-        Task t = jip.obtainNewReduceTask(tts, clusterSize, uniqueHosts);
-        if (t == null) {
-          break;
-        }
-        assigned.add(t);
-        freeReduce -= Math.max(1, t.getNumSlotsRequired());
-      }
-    }
-    return assigned;
-  }
-
-  /** Hadoop's FIFO order: higher priority first, then earlier start (submission) time, then id. */
-  static List<JobInProgress> fifoOrder(Collection<TrackedJob> tracked) {
-    List<JobInProgress> order = new ArrayList<JobInProgress>(tracked.size());
-    for (TrackedJob t : tracked) {
-      order.add(t.jip);
-    }
-    Collections.sort(order, new Comparator<JobInProgress>() {
-      @Override
-      public int compare(JobInProgress a, JobInProgress b) {
-        int c = a.getPriority().compareTo(b.getPriority());
-        if (c != 0) {
-          return c;
-        }
-        c = Long.compare(a.getStartTime(), b.getStartTime());
-        return c != 0 ? c : a.getJobID().compareTo(b.getJobID());
-      }
-    });
-    return order;
+    events.started(guard, job.engineId, phase, node.engineId, locality, now);
   }
 
   /**
@@ -503,10 +426,11 @@ public class CircumflexTaskScheduler extends TaskScheduler {
       if (l.job.engineId >= 0 && l.node.engineId >= 0 && !l.job.finished) {
         l.job.sentPendingMap = -1;
         l.job.sentPendingReduce = -1;
-        withEngine("taskFinished", "a task end",
-            eng -> eng.taskFinished(l.job.engineId, l.phase, l.node.engineId, Math.max(0, duration), success, now));
+        events.finished(l.job.engineId, l.phase, l.node.engineId, Math.max(0, duration), success, now);
       }
     }
+    // The heartbeat's task ends in one native call, before anything else reaches the engine.
+    events.flush(guard);
     for (Iterator<TrackedJob> it = jobs.values().iterator(); it.hasNext();) {
       TrackedJob job = it.next();
       if (isFinal(job.jip)) {
@@ -515,14 +439,14 @@ public class CircumflexTaskScheduler extends TaskScheduler {
         jobsByEngineId.remove(job.engineId);
         continue;
       }
-      if (engine == null || job.engineId < 0) {
+      if (!guard.isActive() || job.engineId < 0) {
         continue;
       }
       boolean running = job.jip.getStatus().getRunState() == JobStatus.RUNNING;
       int pendingMap = running ? job.jip.pendingMaps() : 0;
       int pendingReduce = running ? job.jip.pendingReduces() : 0;
       boolean ready = running && job.jip.scheduleReduces();
-      withEngine("setPending", "a job update", eng -> {
+      guard.run("setPending", eng -> {
         if (pendingMap != job.sentPendingMap) {
           eng.setPending(job.engineId, NativeEngine.MAP, pendingMap);
           job.sentPendingMap = pendingMap;
@@ -566,9 +490,10 @@ public class CircumflexTaskScheduler extends TaskScheduler {
     if (job.finished) {
       return;
     }
+    events.flush(guard);
     job.finished = true;
     if (job.engineId >= 0) {
-      withEngine("finishJob", "a job end", eng -> eng.finishJob(job.engineId, now));
+      guard.run("finishJob", eng -> eng.finishJob(job.engineId, now));
     }
   }
 
@@ -586,7 +511,7 @@ public class CircumflexTaskScheduler extends TaskScheduler {
     int maps = tts.getMaxMapSlots();
     int reduces = tts.getMaxReduceSlots();
     TrackedNode n = node;
-    withEngine("addNode", "tracker " + name, eng -> {
+    guard.run("addNode", eng -> {
       if (n.engineId < 0) {
         n.engineId = eng.addNode(n.host, n.rack, maps, reduces);
       } else if (maps != n.mapSlots || reduces != n.reduceSlots) {
@@ -625,7 +550,7 @@ public class CircumflexTaskScheduler extends TaskScheduler {
       }
       it.remove();
       if (node.engineId >= 0) {
-        withEngine("removeNode", "a lost tracker", eng -> eng.removeNode(node.engineId, now));
+        guard.run("removeNode", eng -> eng.removeNode(node.engineId, now));
       }
     }
   }
@@ -640,15 +565,18 @@ public class CircumflexTaskScheduler extends TaskScheduler {
   public synchronized Collection<JobInProgress> getJobs(String queueName) {
     List<JobInProgress> ordered = new ArrayList<JobInProgress>();
     Set<JobID> added = new HashSet<JobID>();
-    withEngine("planJson", "the plan", eng -> {
-      for (Integer id : PlanOrder.jobIds(eng.planJson())) {
-        TrackedJob t = jobsByEngineId.get(id);
-        if (t != null && added.add(t.jip.getJobID())) {
-          ordered.add(t.jip);
-        }
+    int n = guard.call("planOrder", eng -> eng.planOrder(planIds), 0);
+    if (n > planIds.length) {
+      planIds = new int[Math.max(n, 2 * planIds.length)];
+      n = guard.call("planOrder", eng -> eng.planOrder(planIds), 0);
+    }
+    for (int i = 0; i < Math.min(n, planIds.length); i++) {
+      TrackedJob t = jobsByEngineId.get(planIds[i]);
+      if (t != null && added.add(t.jip.getJobID())) {
+        ordered.add(t.jip);
       }
-    });
-    for (JobInProgress jip : fifoOrder(jobs.values())) {
+    }
+    for (JobInProgress jip : CircumflexFifoFallback.order(jobs.values())) {
       if (added.add(jip.getJobID())) {
         ordered.add(jip);
       }
@@ -673,7 +601,7 @@ public class CircumflexTaskScheduler extends TaskScheduler {
   @Override
   public synchronized void refresh() throws IOException {
     Configuration fresh = reloadConfiguration();
-    if (engine != null) {
+    if (guard.isActive()) {
       reconfigure(fresh);
       return;
     }
@@ -708,7 +636,6 @@ public class CircumflexTaskScheduler extends TaskScheduler {
       throw new IOException("Circumflex configuration rejected while replaying the current jobs, keeping the "
           + "previous one: " + ex.getMessage(), ex);
     }
-    NativeEngine old = engine;
     jobsByEngineId.clear();
     for (TrackedJob job : jobs.values()) {
       Integer id = jobIds.get(job);
@@ -723,12 +650,7 @@ public class CircumflexTaskScheduler extends TaskScheduler {
     for (TrackedNode node : nodes.values()) {
       node.engineId = nodeIds.get(node);
     }
-    engine = candidate;
-    fallbackReason = null;
-    onceLog.reset();
-    if (old != null) {
-      old.close();
-    }
+    guard.recover(candidate);
     // Pending counts and readiness follow at the next heartbeat (sent* were reset above); calling
     // into jobs here, outside the JobTracker's lock, could deadlock against job events.
     LOG.info("Circumflex configuration refreshed: " + ConfKeys.schedulerKeys(resolved(fresh)));
@@ -740,15 +662,16 @@ public class CircumflexTaskScheduler extends TaskScheduler {
    * configuration is refused with the engine's message and the old policy keeps running.
    */
   private void reconfigure(Configuration fresh) throws IOException {
+    NativeEngine current = guard.engine();
     try {
       NativeEngine.setLogLevel(fresh.get(ConfKeys.NATIVE_LOG, "warn"));
-      engine.reconfigure(ConfKeys.schedulerKeys(resolved(fresh)), System.currentTimeMillis());
+      current.reconfigure(ConfKeys.schedulerKeys(resolved(fresh)), System.currentTimeMillis());
       observed.refreshed(true);
     } catch (CircumflexConfigException ex) {
       observed.refreshed(false);
       throw new IOException("Circumflex configuration rejected, keeping the previous one: " + ex.getMessage(), ex);
     } catch (CircumflexInternalException | LinkageError ex) {
-      degrade("refresh", ex);
+      guard.fallBack("refresh", ex, current);
       throw new IOException("Circumflex engine failed during refresh; FIFO until the next refresh: "
           + ex.getMessage(), ex);
     } finally {
@@ -779,73 +702,13 @@ public class CircumflexTaskScheduler extends TaskScheduler {
 
   // ----- timer and failures -----------------------------------------------------------------
 
+  /** The timer thread's call: an exception must not escape, or the executor stops ticking. */
   private void tick() {
-    NativeEngine e = engine;
-    if (e == null) {
-      return;
-    }
     try {
-      e.tick(System.currentTimeMillis());
+      guard.run("tick", e -> e.tick(System.currentTimeMillis()));
       Mrv1Observability.drainNativeLog();
-    } catch (CircumflexInternalException | LinkageError ex) {
-      synchronized (this) {
-        if (engine == e) {
-          degrade("tick", ex);
-        }
-      }
-    } catch (CircumflexException ex) {
-      // Closed by a concurrent refresh or terminate: the next tick uses the new engine.
-      onceLog.warn("tick:" + ex.getMessage(), "Circumflex tick skipped: " + ex.getMessage(), null);
     } catch (RuntimeException ex) {
-      onceLog.warn("tick:" + ex, "Circumflex tick failed: " + ex, ex);
-    }
-  }
-
-  /** One call on the engine. */
-  private interface EngineCall {
-    void run(NativeEngine engine);
-  }
-
-  /**
-   * Runs {@code call} on the engine unless in fallback. An internal failure (native panic, missing
-   * library) switches to FIFO; any other engine error concerns one event ({@code what}) and is
-   * logged once and ignored. Returns whether the call completed.
-   */
-  private boolean withEngine(String operation, String what, EngineCall call) {
-    NativeEngine e = engine;
-    if (e == null) {
-      return false;
-    }
-    try {
-      call.run(e);
-      return true;
-    } catch (CircumflexInternalException | LinkageError ex) {
-      degrade(operation, ex);
-    } catch (CircumflexUnknownIdException ex) {
-      // Expected after the engine completed a job on its last task while Hadoop still runs the
-      // job's cleanup task: updates for it are moot.
-      if (LOG.isDebugEnabled()) {
-        LOG.debug("Circumflex ignored " + what + ": " + ex.getMessage());
-      }
-    } catch (CircumflexException ex) {
-      onceLog.warn(operation + ":" + ex.getMessage(), "Circumflex ignored " + what + ": " + ex.getMessage(), null);
-    }
-    return false;
-  }
-
-  /** Switches to FIFO fallback after an engine failure; logs each distinct error once. */
-  private void degrade(String operation, Throwable cause) {
-    NativeEngine e = engine;
-    engine = null;
-    fallbackReason = operation + ": " + cause.getMessage();
-    onceLog.warn(operation + ":" + cause.getMessage(), "Circumflex engine failed in " + operation
-        + "; scheduling in FIFO order until a successful refresh: " + cause.getMessage(), cause);
-    if (e != null) {
-      try {
-        e.close();
-      } catch (RuntimeException | LinkageError ignored) {
-        // A poisoned engine may fail to close; it is abandoned either way.
-      }
+      guard.warnOnce("tick:" + ex, "Circumflex tick failed: " + ex);
     }
   }
 
@@ -880,56 +743,5 @@ public class CircumflexTaskScheduler extends TaskScheduler {
      */
     @Override
     public void jobUpdated(JobChangeEvent event) {}
-  }
-
-  /** A job as the scheduler tracks it. */
-  static final class TrackedJob {
-    final JobInProgress jip;
-    /** Submission time as told to the engine ({@link #submissionTime}); a refresh replays it. */
-    final long submittedAt;
-    /** Engine id, or -1 when the engine has not seen the job (fallback). */
-    int engineId = -1;
-    int sentPendingMap = -1;
-    int sentPendingReduce = -1;
-    Boolean sentReady;
-    boolean finished;
-
-    TrackedJob(JobInProgress jip, long submittedAt) {
-      this.jip = jip;
-      this.submittedAt = submittedAt;
-    }
-  }
-
-  /** A tracker as the scheduler tracks it. */
-  static final class TrackedNode {
-    final String trackerName;
-    final String host;
-    final String rack;
-    int engineId = -1;
-    int mapSlots;
-    int reduceSlots;
-
-    TrackedNode(String trackerName, String host, String rack) {
-      this.trackerName = trackerName;
-      this.host = host;
-      this.rack = rack;
-    }
-  }
-
-  /** An attempt this scheduler launched. */
-  static final class Launched {
-    final TrackedJob job;
-    final int phase;
-    final TrackedNode node;
-    final int locality;
-    final long launchedAt;
-
-    Launched(TrackedJob job, int phase, TrackedNode node, int locality, long launchedAt) {
-      this.job = job;
-      this.phase = phase;
-      this.node = node;
-      this.locality = locality;
-      this.launchedAt = launchedAt;
-    }
   }
 }

@@ -1,4 +1,4 @@
-package io.circumflex.mrv1;
+package io.circumflex.shim;
 
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;

@@ -1,4 +1,4 @@
-package io.circumflex.mrv1;
+package io.circumflex.shim;
 
 import java.util.LinkedHashSet;
 import java.util.Set;
@@ -24,17 +24,28 @@ public final class OnceLogger {
 
   /** Logs {@code message} (with {@code cause}) at WARN the first time {@code key} is seen; returns whether it logged. */
   public synchronized boolean warn(String key, String message, Throwable cause) {
+    if (!firstTime(key)) {
+      return false;
+    }
+    if (cause == null) {
+      log.warn(message);
+    } else {
+      log.warn(message, cause);
+    }
+    return true;
+  }
+
+  /**
+   * Remembers {@code key} and returns whether it is new, logging nothing: for callers that log the
+   * first occurrence at another level (the guard's fallback line is an ERROR).
+   */
+  public synchronized boolean firstTime(String key) {
     if (!seen.add(key)) {
       return false;
     }
     if (seen.size() > MAX_KEYS) {
       String oldest = seen.iterator().next();
       seen.remove(oldest);
-    }
-    if (cause == null) {
-      log.warn(message);
-    } else {
-      log.warn(message, cause);
     }
     return true;
   }

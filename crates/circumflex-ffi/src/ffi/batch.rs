@@ -1,0 +1,287 @@
+//! Batched and primitive-only operations shared by the JNI exports and the C ABI: what one
+//! heartbeat or one submission sends across the boundary in one call instead of one call per event.
+//!
+//! - [`tasks_started`]: every container or task a host started in one heartbeat, as packed `i32`
+//!   records of [`STARTED_STRIDE`] (job, phase, node, locality) and one `now`.
+//! - [`tasks_finished`]: every task end a host saw in one heartbeat, as packed `i64` records of
+//!   [`FINISHED_STRIDE`] (job, phase, node, duration ms, success 0/1, finish time).
+//! - [`submit_job_with`]: a submission with the job's initial reduce readiness and pending counts
+//!   (the YARN shim used to follow `submitJob` with three more calls).
+//! - [`set_pending_phases`]: both phases' pending counts of a job in one call.
+//! - [`plan_order`]: the plan's job ids in priority order into a caller-owned array, so MRv1's
+//!   `getJobs` no longer scans the plan's JSON text (which also matched flow nodes' `"job"` keys).
+//!
+//! Every record is checked before any is applied, and the error names the record (`records[3].phase
+//! = 7: expected ...`), so a malformed batch changes nothing. Then the records are applied in order
+//! under one engine lock.
+//!
+//! **Decision: a record whose job or node the engine no longer knows is skipped, not an error.** The
+//! per-event calls raise an unknown-id error there, which both shims ignore (a job completes on its
+//! last task while Hadoop still reports its cleanup); failing the whole batch for it would drop the
+//! other records. The functions return how many records were applied, so a host (and a test) can see
+//! the skips. Any other engine error stops the batch at that record and is returned; the records
+//! before it stay applied (the same state the per-event calls would have left).
+
+use super::{bounded_count_arg, id_arg, locality_arg, phase_arg, time_arg, EngineHandle, FfiError};
+use circumflex_core::error::Error;
+use circumflex_core::model::{JobId, NodeId, Phase, Time};
+
+/// `i32`s per record of [`tasks_started`]: job, phase code, node, locality code.
+pub const STARTED_STRIDE: usize = 4;
+/// `i64`s per record of [`tasks_finished`]: job, phase code, node, duration ms, success (0 or 1),
+/// finish time ms.
+pub const FINISHED_STRIDE: usize = 6;
+
+/// The records of a packed array: `count` records of `stride` values, refused if the array is short.
+fn records<T>(values: &[T], count: i32, stride: usize, what: &str) -> Result<usize, FfiError> {
+    let count = usize::try_from(count)
+        .map_err(|_| FfiError::Argument(format!("{what} count = {count}: expected a count >= 0")))?;
+    let needed = count.saturating_mul(stride);
+    if needed > values.len() {
+        return Err(FfiError::Argument(format!(
+            "{what} count = {count}: the array holds {} values, {stride} per record",
+            values.len()
+        )));
+    }
+    Ok(count)
+}
+
+/// Names the record an argument error came from.
+fn in_record(i: usize, err: FfiError) -> FfiError {
+    match err {
+        FfiError::Argument(message) => FfiError::Argument(format!("records[{i}].{message}")),
+        other => other,
+    }
+}
+
+/// Applies `f`; an unknown job or node is a skip (`Ok(false)`), anything else passes through.
+fn applied(result: circumflex_core::error::Result<()>) -> Result<bool, FfiError> {
+    match result {
+        Ok(()) => Ok(true),
+        Err(Error::UnknownId { .. }) => Ok(false),
+        Err(other) => Err(other.into()),
+    }
+}
+
+/// The first `count` records of `packed` ([`STARTED_STRIDE`] each) started at `now`. Returns how
+/// many were applied (the rest named a job or node the engine no longer knows).
+pub fn tasks_started(h: &EngineHandle, packed: &[i32], count: i32, now: Time) -> Result<usize, FfiError> {
+    let count = records(packed, count, STARTED_STRIDE, "started")?;
+    let now = time_arg("now", now)?;
+    let packed = &packed[..count * STARTED_STRIDE];
+    for (i, r) in packed.chunks_exact(STARTED_STRIDE).enumerate() {
+        (|| {
+            id_arg("job", r[0])?;
+            phase_arg(r[1])?;
+            id_arg("node", r[2])?;
+            locality_arg(r[3])
+        })()
+        .map_err(|e| in_record(i, e))?;
+    }
+    h.with_engine(|e| {
+        let mut done = 0;
+        for r in packed.chunks_exact(STARTED_STRIDE) {
+            let (job, phase, node, locality) =
+                (JobId(id_arg("job", r[0])?), phase_arg(r[1])?, NodeId(id_arg("node", r[2])?), locality_arg(r[3])?);
+            if applied(e.task_started(job, phase, node, locality, now))? {
+                done += 1;
+            }
+        }
+        Ok(done)
+    })
+}
+
+/// One checked record of [`tasks_finished`].
+struct Finished {
+    job: JobId,
+    phase: Phase,
+    node: NodeId,
+    duration_ms: Time,
+    success: bool,
+    at: Time,
+}
+
+fn finished_record(r: &[i64]) -> Result<Finished, FfiError> {
+    let int = |name: &str, v: i64| {
+        i32::try_from(v).map_err(|_| FfiError::Argument(format!("{name} = {v}: expected a 32-bit value")))
+    };
+    let success = match r[4] {
+        0 => false,
+        1 => true,
+        v => return Err(FfiError::Argument(format!("success = {v}: expected 0 or 1"))),
+    };
+    Ok(Finished {
+        job: JobId(id_arg("job", int("job", r[0])?)?),
+        phase: phase_arg(int("phase", r[1])?)?,
+        node: NodeId(id_arg("node", int("node", r[2])?)?),
+        duration_ms: time_arg("durationMs", r[3])?,
+        success,
+        at: time_arg("now", r[5])?,
+    })
+}
+
+/// The first `count` records of `packed` ([`FINISHED_STRIDE`] each) ended. Returns how many were
+/// applied (the rest named a job or node the engine no longer knows).
+pub fn tasks_finished(h: &EngineHandle, packed: &[i64], count: i32) -> Result<usize, FfiError> {
+    let count = records(packed, count, FINISHED_STRIDE, "finished")?;
+    let packed = &packed[..count * FINISHED_STRIDE];
+    for (i, r) in packed.chunks_exact(FINISHED_STRIDE).enumerate() {
+        finished_record(r).map_err(|e| in_record(i, e))?;
+    }
+    h.with_engine(|e| {
+        let mut done = 0;
+        for r in packed.chunks_exact(FINISHED_STRIDE) {
+            let f = finished_record(r)?;
+            if applied(e.task_finished(f.job, f.phase, f.node, f.duration_ms, f.success, f.at))? {
+                done += 1;
+            }
+        }
+        Ok(done)
+    })
+}
+
+/// Sets both phases' pending task counts of `job`.
+pub fn set_pending_phases(h: &EngineHandle, job: i32, pending_map: i32, pending_reduce: i32) -> Result<(), FfiError> {
+    let job = JobId(id_arg("job", job)?);
+    let map = bounded_count_arg("pendingMap", pending_map, circumflex_core::model::MAX_TASKS)?;
+    let reduce = bounded_count_arg("pendingReduce", pending_reduce, circumflex_core::model::MAX_TASKS)?;
+    h.with_engine(|e| {
+        e.set_pending(job, Phase::Map, map)?;
+        Ok(e.set_pending(job, Phase::Reduce, reduce)?)
+    })
+}
+
+/// Submits a job (as [`super::ops::submit_job`]: a rejection is an error carrying the policy's
+/// reason) and sets its reduce readiness and pending counts, in one call.
+pub fn submit_job_with(
+    h: &EngineHandle,
+    conf_json: &str,
+    now: Time,
+    reduces_ready: bool,
+    pending_map: i32,
+    pending_reduce: i32,
+) -> Result<i32, FfiError> {
+    // Checked before the submission, so a bad count cannot leave a submitted job behind.
+    bounded_count_arg("pendingMap", pending_map, circumflex_core::model::MAX_TASKS)?;
+    bounded_count_arg("pendingReduce", pending_reduce, circumflex_core::model::MAX_TASKS)?;
+    let job = super::ops::submit_job(h, conf_json, now)?;
+    let id = JobId(id_arg("job", job)?);
+    h.with_engine(|e| Ok(e.set_reduces_ready(id, reduces_ready)?))?;
+    set_pending_phases(h, job, pending_map, pending_reduce)?;
+    Ok(job)
+}
+
+/// Writes the current plan's job ids in priority order into `out` (as many as fit) and returns how
+/// many the plan has; a caller whose array was too short grows it and calls again.
+pub fn plan_order(h: &EngineHandle, out: &mut [i32]) -> Result<usize, FfiError> {
+    h.with_engine(|e| {
+        let entries = &e.plan().entries;
+        for (slot, entry) in out.iter_mut().zip(entries) {
+            *slot = i32::try_from(entry.job.0).unwrap_or(i32::MAX);
+        }
+        Ok(entries.len())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ffi::{close_handle, create_handle, ops, with_handle, ErrorKind};
+    use std::collections::BTreeMap;
+
+    fn handle(policy: &str) -> i64 {
+        let mut config = BTreeMap::new();
+        config.insert("circumflex.policy".to_string(), policy.to_string());
+        config.insert("circumflex.pool.mode".to_string(), "shared".to_string());
+        create_handle(&config).map(|a| a as i64).expect("engine")
+    }
+
+    fn status(raw: i64) -> serde_json::Value {
+        let json = with_handle(raw, |h| ops::status_json(h, 10)).expect("status");
+        serde_json::from_str(&json).expect("json")
+    }
+
+    #[test]
+    fn a_batch_of_starts_and_ends_matches_the_per_event_calls() {
+        let (batched, single) = (handle("fair"), handle("fair"));
+        for raw in [batched, single] {
+            with_handle(raw, |h| {
+                ops::add_node(h, "n0", "/r", 4, 0)?;
+                let job = submit_job_with(h, r#"{"mapreduce.job.maps":"3"}"#, 0, true, 3, 0)?;
+                assert_eq!(job, 0);
+                Ok(())
+            })
+            .expect("set-up");
+        }
+        with_handle(batched, |h| {
+            assert_eq!(tasks_started(h, &[0, 0, 0, 0, 0, 0, 0, 2, 9, 9, 9, 9], 2, 5)?, 2, "count bounds the records");
+            assert_eq!(tasks_finished(h, &[0, 0, 0, 4, 1, 9], 1)?, 1);
+            Ok(())
+        })
+        .expect("batched");
+        with_handle(single, |h| {
+            ops::task_started(h, 0, 0, 0, 0, 5)?;
+            ops::task_started(h, 0, 0, 0, 2, 5)?;
+            ops::task_finished(h, 0, 0, 0, 4, true, 9)
+        })
+        .expect("single");
+        assert_eq!(status(batched)["jobs"], status(single)["jobs"]);
+        assert_eq!(status(batched)["nodes"], status(single)["nodes"]);
+        for raw in [batched, single] {
+            close_handle(raw).expect("close");
+        }
+    }
+
+    #[test]
+    fn unknown_ids_are_skipped_and_bad_records_change_nothing() {
+        let raw = handle("fifo");
+        with_handle(raw, |h| {
+            ops::add_node(h, "n0", "/r", 4, 0)?;
+            submit_job_with(h, r#"{"mapreduce.job.maps":"2"}"#, 0, true, 2, 0)?;
+            assert_eq!(tasks_started(h, &[0, 0, 0, 0, 7, 0, 0, 0, 0, 0, 5, 0], 3, 1)?, 1, "job 7, node 5 skipped");
+            let err = tasks_started(h, &[0, 0, 0, 0, 0, 9, 0, 0], 2, 1).expect_err("bad phase");
+            assert_eq!(err.kind(), ErrorKind::Argument);
+            assert!(err.to_string().contains("records[1].phase = 9"), "{err}");
+            let err = tasks_finished(h, &[0, 0, 0, 1, 2, 3], 1).expect_err("bad success");
+            assert!(err.to_string().contains("records[0].success = 2"), "{err}");
+            let err = tasks_started(h, &[0, 0, 0], 1, 1).expect_err("short array");
+            assert!(err.to_string().contains("holds 3 values"), "{err}");
+            let err = tasks_finished(h, &[], -1).expect_err("negative count");
+            assert!(err.to_string().contains("finished count = -1"), "{err}");
+            let err = tasks_started(h, &[0; 8], i32::MAX, 1).expect_err("absurd count");
+            assert_eq!(err.kind(), ErrorKind::Argument);
+            let err = tasks_started(h, &[0, 0, 0, 0], 1, -5).expect_err("negative time");
+            assert!(err.to_string().contains("now = -5"), "{err}");
+            assert_eq!(tasks_finished(h, &[0, 0, 0, 1, 1, 3, 7, 0, 0, 1, 1, 3], 2)?, 1, "job 7 skipped");
+            Ok(())
+        })
+        .expect("batches");
+        let jobs = &status(raw)["jobs"];
+        assert_eq!(jobs[0]["running"][0], 0, "the one started task ended, the refused batch started none: {jobs}");
+        close_handle(raw).expect("close");
+    }
+
+    #[test]
+    fn plan_order_lists_the_plan_and_reports_its_length() {
+        let raw = handle("fifo");
+        with_handle(raw, |h| {
+            ops::add_node(h, "n0", "/r", 4, 0)?;
+            for t in 0..3 {
+                submit_job_with(h, r#"{"mapreduce.job.maps":"1"}"#, t, true, 1, 0)?;
+            }
+            ops::tick(h, 100)?;
+            let mut out = [-1; 2];
+            assert_eq!(plan_order(h, &mut out)?, 3, "the whole plan's length");
+            assert_eq!(out, [0, 1], "as many ids as fit, in priority order");
+            let mut all = [-1; 4];
+            assert_eq!(plan_order(h, &mut all)?, 3);
+            assert_eq!(all, [0, 1, 2, -1]);
+            let err = submit_job_with(h, r#"{"mapreduce.job.maps":"1"}"#, 5, true, -1, 0).expect_err("bad count");
+            assert!(err.to_string().contains("pendingMap = -1"), "{err}");
+            assert_eq!(plan_order(h, &mut all)?, 3, "a refused submission leaves no job behind");
+            Ok(())
+        })
+        .expect("plan order");
+        close_handle(raw).expect("close");
+    }
+}
