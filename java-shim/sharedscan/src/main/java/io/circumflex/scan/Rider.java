@@ -26,8 +26,8 @@ final class Rider {
   final String member;
 
   @SuppressWarnings("unchecked")
-  Rider(Configuration riderConf, InputSplit split, String splitId, TaskAttemptID attempt, Runnable progress)
-      throws IOException {
+  Rider(Configuration riderConf, InputSplit split, String splitId, TaskAttemptID attempt, long bufferBytes,
+      Runnable progress) throws IOException {
     this.member = riderConf.get(ScanKeys.MEMBER);
     String mapperClass = riderConf.get(ScanKeys.ORIG_MAPPER, Mapper.class.getName());
     try {
@@ -37,7 +37,7 @@ final class Rider {
       throw new IOException("mapper class " + mapperClass + " of rider " + member
           + " is not on this task's classpath: " + e.getMessage(), e);
     }
-    this.output = new RiderOutput(riderConf, splitId, attempt.toString());
+    this.output = new RiderOutput(riderConf, splitId, attempt.toString(), bufferBytes);
     CountingReporter reporter = new CountingReporter(output, progress);
     MapContextImpl<Object, Object, Object, Object> mc =
         new MapContextImpl<>(riderConf, attempt, reader, output, null, reporter, split);

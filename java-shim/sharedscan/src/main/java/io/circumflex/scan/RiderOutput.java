@@ -52,10 +52,11 @@ final class RiderOutput extends RecordWriter<Object, Object> {
 
   /**
    * Output of rider {@code riderConf} for split {@code splitId}, under
-   * {@link SharedScan#riderDir}, written by task attempt {@code attempt}.
+   * {@link SharedScan#riderDir}, written by task attempt {@code attempt}, holding at most about
+   * {@code limitBytes} in memory before it writes a sorted run.
    */
   @SuppressWarnings("unchecked")
-  RiderOutput(Configuration riderConf, String splitId, String attempt) throws IOException {
+  RiderOutput(Configuration riderConf, String splitId, String attempt, long limitBytes) throws IOException {
     Path dir = SharedScan.riderDir(riderConf, riderConf.get(ScanKeys.MEMBER));
     this.fs = dir.getFileSystem(riderConf);
     this.splitDir = new Path(dir, splitId);
@@ -74,7 +75,7 @@ final class RiderOutput extends RecordWriter<Object, Object> {
     this.valSer = (Serializer<Object>) sf.getSerializer(jc.getMapOutputValueClass());
     this.keySer.open(data);
     this.valSer.open(data);
-    this.limit = riderConf.getInt(ScanKeys.RIDER_BUFFER_MB, ScanKeys.RIDER_BUFFER_MB_DEFAULT) * 1024L * 1024L;
+    this.limit = Math.max(limitBytes, 64 * 1024);
     fs.delete(tmp, true);
   }
 
@@ -105,7 +106,8 @@ final class RiderOutput extends RecordWriter<Object, Object> {
     meta[m + 3] = end - valStart;
     records++;
     recordsTotal++;
-    if (data.getLength() >= limit) {
+    // Bytes held per record besides its data: 4 ints of metadata, 2 ints of sort index.
+    if (data.getLength() + 24L * records >= limit) {
       spill();
     }
   }
@@ -119,13 +121,13 @@ final class RiderOutput extends RecordWriter<Object, Object> {
     if (records == 0) {
       return;
     }
-    Integer[] order = new Integer[records];
+    int[] order = new int[records];
     for (int i = 0; i < records; i++) {
       order[i] = i;
     }
     final byte[] buf = data.getData();
-    // Stable sort: equal keys keep map order, as they would in one map task's sorted output.
-    Arrays.sort(order, (a, b) -> {
+    // Stable: equal keys keep map order, as in one map task's sorted output.
+    IntMergeSort.sort(order, (a, b) -> {
       int pa = meta[4 * a];
       int pb = meta[4 * b];
       if (pa != pb) {
@@ -136,7 +138,9 @@ final class RiderOutput extends RecordWriter<Object, Object> {
     int i = 0;
     while (i < records) {
       int partition = meta[4 * order[i]];
-      try (FSDataOutputStream raw = fs.create(new Path(tmp, RunFiles.runName(runs, partition)), true);
+      // One replica: a lost run file is re-computed by the rider's reduce (SharedScanShuffle).
+      Path run = new Path(tmp, RunFiles.runName(runs, partition));
+      try (FSDataOutputStream raw = fs.create(run, true, 64 * 1024, (short) 1, fs.getDefaultBlockSize(run));
            DataOutputStream out = new DataOutputStream(new java.io.BufferedOutputStream(raw, 64 * 1024))) {
         for (; i < records && meta[4 * order[i]] == partition; i++) {
           int m = 4 * order[i];
@@ -173,6 +177,11 @@ final class RiderOutput extends RecordWriter<Object, Object> {
     if (fs.exists(target) || !fs.rename(tmp, target)) {
       fs.delete(tmp, true);
     }
+  }
+
+  /** Deletes this split's output whatever attempt committed it (its rider has left the scan). */
+  void discard() throws IOException {
+    fs.delete(splitDir, true);
   }
 
   /** Drops what this attempt wrote (the rider failed on this split; its reduce re-computes it). */

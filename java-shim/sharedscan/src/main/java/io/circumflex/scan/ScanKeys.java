@@ -35,7 +35,7 @@ public final class ScanKeys {
    */
   public static final String SCAN_DIR = "circumflex.scan.dir";
   public static final String SCAN_DIR_DEFAULT = "/tmp/circumflex-scan";
-  /** Memory (MB) a C-mapper buffers per rider before it sorts and writes a run. */
+  /** Memory (MB) a C-mapper buffers for all its riders together (split evenly) before they write sorted runs. */
   public static final String RIDER_BUFFER_MB = "circumflex.scan.rider.buffer.mb";
   public static final int RIDER_BUFFER_MB_DEFAULT = 16;
   /**

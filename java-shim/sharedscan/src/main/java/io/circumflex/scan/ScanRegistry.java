@@ -241,6 +241,18 @@ public final class ScanRegistry implements Closeable {
   }
 
   /**
+   * The Hadoop job id of a member, or {@code null} if it has none yet (being submitted) or has left.
+   */
+  public String memberJobId(String key, String member) throws IOException {
+    try {
+      Properties p = memberProps(key, member);
+      return p == null ? null : p.getProperty("job");
+    } catch (Exception e) {
+      throw io("read member " + member + " of scan " + key, e);
+    }
+  }
+
+  /**
    * The cut-off: driver {@code member} claims split {@code splitId} and gets the riders frozen at
    * that moment (never itself). A re-run of the same C-map gets the same list. Returns an empty list
    * when ZooKeeper knows no open split of this driver by that id (nothing to serve).

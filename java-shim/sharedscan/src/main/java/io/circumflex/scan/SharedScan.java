@@ -97,6 +97,7 @@ public final class SharedScan {
     ScanRegistry.Attachment a;
     try {
       zk.setConfPath(key, member, confFile.toString());
+      reapEnded(conf, zk);
       a = zk.attach(key, member, splits);
     } catch (IOException e) {
       zk.detach(key, member);
@@ -182,6 +183,47 @@ public final class SharedScan {
     }
   }
 
+  /**
+   * Whether the Hadoop job of {@code member} has ended (succeeded, failed, killed, or unknown to the
+   * cluster) while its member node is still there: a job killed before its MapReduce AM ran never
+   * calls its committer, so it cannot leave the scan itself. {@code false} while it runs, while it is
+   * still being submitted (no job id yet), and when the cluster cannot be asked.
+   */
+  static boolean ended(Configuration conf, ScanRegistry zk, String member) {
+    try {
+      String id = zk.memberJobId(conf.get(ScanKeys.KEY), member);
+      if (id == null) {
+        return false;
+      }
+      org.apache.hadoop.mapreduce.Cluster cluster = new org.apache.hadoop.mapreduce.Cluster(conf);
+      try {
+        Job job = cluster.getJob(org.apache.hadoop.mapreduce.JobID.forName(id));
+        return job == null || job.isComplete();
+      } finally {
+        cluster.close();
+      }
+    } catch (IOException | InterruptedException | IllegalArgumentException e) {
+      LOG.warn("shared scan: cannot tell whether member " + member + "'s job has ended: " + e);
+      return false;
+    }
+  }
+
+  /**
+   * Removes every other member of the scan whose job has ended without leaving (see {@link #ended});
+   * returns how many. Clients call it before attaching, so such members are not ridden on.
+   */
+  static int reapEnded(Configuration conf, ScanRegistry zk) throws IOException {
+    int reaped = 0;
+    for (String m : zk.members(conf.get(ScanKeys.KEY))) {
+      if (!m.equals(conf.get(ScanKeys.MEMBER)) && ended(conf, zk, m)) {
+        LOG.warn("shared scan: member " + m + " of scan " + conf.get(ScanKeys.KEY) + " ended without leaving; removed");
+        leave(conf, zk, m);
+        reaped++;
+      }
+    }
+    return reaped;
+  }
+
   /** Where drivers write a member's map outputs: {@code <scan dir>/<scan key>/out/<member>}. */
   static Path riderDir(Configuration conf, String member) {
     return new Path(new Path(new Path(scanRoot(conf), conf.get(ScanKeys.KEY)), "out"), member);
@@ -216,8 +258,16 @@ public final class SharedScan {
   }
 
   private static void cleanup(Configuration conf, ScanRegistry zk) {
+    leave(conf, zk, conf.get(ScanKeys.MEMBER));
+  }
+
+  /**
+   * Removes {@code member} of the scan named by {@code conf}'s scan key from ZooKeeper, then its files
+   * (in that order: a driver that finds the member gone after committing for it deletes what it
+   * wrote, {@link SharedScanMapper}).
+   */
+  static void leave(Configuration conf, ScanRegistry zk, String member) {
     String key = conf.get(ScanKeys.KEY);
-    String member = conf.get(ScanKeys.MEMBER);
     try {
       zk.detach(key, member);
     } catch (IOException e) {

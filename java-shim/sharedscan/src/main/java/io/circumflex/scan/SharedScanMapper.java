@@ -78,6 +78,25 @@ public class SharedScanMapper extends Mapper<Object, Object, Object, Object> {
         drop(r, it, "clean-up/commit", e, context);
       }
     }
+    discardLeft(conf, riders);
+  }
+
+  /**
+   * A rider whose job ended while this split was being scanned has already deleted its files; what
+   * was committed for it afterwards would stay forever. Its member node is removed before its files
+   * are, so checking after the commit leaves nothing behind in either order.
+   */
+  private static void discardLeft(Configuration conf, List<Rider> riders) {
+    try (ScanRegistry zk = ScanRegistry.connect(conf)) {
+      for (Rider r : riders) {
+        if (zk.memberConf(conf.get(ScanKeys.KEY), r.member) == null) {
+          LOG.info("shared scan: rider " + r.member + " left during the scan; its output for this split is deleted");
+          r.output.discard();
+        }
+      }
+    } catch (IOException e) {
+      LOG.warn("shared scan: could not check whether riders left; a left rider's output may stay in the scan directory", e);
+    }
   }
 
   private static void drop(Rider r, Iterator<Rider> it, String stage, Exception e, Context context) {
@@ -96,15 +115,23 @@ public class SharedScanMapper extends Mapper<Object, Object, Object, Object> {
     List<String> members;
     try (ScanRegistry zk = ScanRegistry.connect(conf)) {
       members = zk.claim(key, me, splitId);
+      // The riders share one buffer budget: this task's heap was sized for one job, not for many.
+      long budget = conf.getInt(ScanKeys.RIDER_BUFFER_MB, ScanKeys.RIDER_BUFFER_MB_DEFAULT) * 1024L * 1024L;
+      long each = budget / Math.max(1, members.size());
       for (String m : members) {
         String path = zk.memberConf(key, m);
         if (path == null) {
           LOG.info("shared scan: rider " + m + " of split " + splitId + " has left (its job ended); not served");
           continue;
         }
+        if (SharedScan.ended(conf, zk, m)) {
+          LOG.warn("shared scan: rider " + m + " of split " + splitId + " ended without leaving the scan; removed, not served");
+          SharedScan.leave(conf, zk, m);
+          continue;
+        }
         try {
           Configuration rc = SharedScan.loadMemberConf(conf, path);
-          out.add(new Rider(rc, split, splitId, context.getTaskAttemptID(), context::progress));
+          out.add(new Rider(rc, split, splitId, context.getTaskAttemptID(), each, context::progress));
         } catch (IOException | RuntimeException e) {
           LOG.warn("shared scan: rider " + m + " of split " + splitId + " cannot run here; its reduce re-computes the split", e);
           context.getCounter(ScanCounter.RIDERS_DROPPED).increment(1);

@@ -42,6 +42,8 @@ import org.apache.hadoop.mapreduce.task.reduce.Shuffle;
 public class SharedScanShuffle<K, V> implements ShuffleConsumerPlugin<K, V> {
   private static final Log LOG = LogFactory.getLog(SharedScanShuffle.class);
   private static final long POLL_MS = 500;
+  /** Asking the cluster whether a driver's job ended costs RPCs: every 20th poll (10 s). */
+  private static final int ENDED_CHECK_POLLS = 20;
 
   private final Shuffle<K, V> own = new Shuffle<>();
   private Context<K, V> context;
@@ -103,6 +105,7 @@ public class SharedScanShuffle<K, V> implements ShuffleConsumerPlugin<K, V> {
     String key = conf.get(ScanKeys.KEY);
     long deadline = System.currentTimeMillis()
         + conf.getLong(ScanKeys.DRIVER_WAIT_MS, ScanKeys.DRIVER_WAIT_MS_DEFAULT);
+    int polls = 0;
     while (!fs.exists(data)) {
       String why = null;
       if (zk == null) {
@@ -113,6 +116,8 @@ public class SharedScanShuffle<K, V> implements ShuffleConsumerPlugin<K, V> {
         try {
           if (zk.memberConf(key, driver) == null) {
             why = "driver " + driver + " left the scan without serving it";
+          } else if (++polls % ENDED_CHECK_POLLS == 0 && SharedScan.ended(conf, zk, driver)) {
+            why = "driver " + driver + "'s job ended without serving it";
           }
         } catch (IOException e) {
           why = "ZooKeeper failed: " + e.getMessage();
@@ -141,7 +146,8 @@ public class SharedScanShuffle<K, V> implements ShuffleConsumerPlugin<K, V> {
     InputFormat<Object, Object> in = (InputFormat<Object, Object>) SharedScanInputFormat.original(conf);
     TaskAttemptContextImpl tac = new TaskAttemptContextImpl(conf, attempt);
     Reporter reporter = context.getReporter();
-    Rider rider = new Rider(conf, fileSplit, split.id(), attempt, reporter::progress);
+    long buffer = conf.getInt(ScanKeys.RIDER_BUFFER_MB, ScanKeys.RIDER_BUFFER_MB_DEFAULT) * 1024L * 1024L;
+    Rider rider = new Rider(conf, fileSplit, split.id(), attempt, buffer, reporter::progress);
     try (RecordReader<Object, Object> records = in.createRecordReader(fileSplit, tac)) {
       records.initialize(fileSplit, tac);
       rider.runAll(records);

@@ -24,7 +24,7 @@ import org.junit.Test;
 
 /** A rider's output on the local file system: partitioned, sorted runs, committed once, merged back. */
 public class RunFilesTest {
-  private static Configuration riderConf(File dir, int reduces, int bufferMb) {
+  private static Configuration riderConf(File dir, int reduces) {
     Configuration c = new Configuration(false);
     c.set(ScanKeys.SCAN_DIR, dir.toURI().toString());
     c.set(ScanKeys.KEY, "k");
@@ -32,7 +32,6 @@ public class RunFilesTest {
     c.setInt(MRJobConfig.NUM_REDUCES, reduces);
     c.setClass(MRJobConfig.MAP_OUTPUT_KEY_CLASS, Text.class, Object.class);
     c.setClass(MRJobConfig.MAP_OUTPUT_VALUE_CLASS, IntWritable.class, Object.class);
-    c.setInt(ScanKeys.RIDER_BUFFER_MB, bufferMb);
     c.set("io.serializations", "org.apache.hadoop.io.serializer.WritableSerialization");
     return c;
   }
@@ -40,9 +39,9 @@ public class RunFilesTest {
   @Test
   public void runsArePartitionedSortedAndMergeBackToEveryRecord() throws Exception {
     File dir = Files.createTempDirectory("runfiles").toFile();
-    Configuration c = riderConf(dir, 3, 16);
+    Configuration c = riderConf(dir, 3);
     FileSystem fs = FileSystem.getLocal(c);
-    RiderOutput out = new RiderOutput(c, "s-1", "attempt_1");
+    RiderOutput out = new RiderOutput(c, "s-1", "attempt_1", 16L << 20);
     Random rnd = new Random(7);
     List<String> written = new ArrayList<>();
     for (int i = 0; i < 5000; i++) {
@@ -77,9 +76,9 @@ public class RunFilesTest {
   @Test
   public void smallBufferSpillsSeveralRunsThatStillMerge() throws Exception {
     File dir = Files.createTempDirectory("runfiles").toFile();
-    Configuration c = riderConf(dir, 1, 1);
+    Configuration c = riderConf(dir, 1);
     FileSystem fs = FileSystem.getLocal(c);
-    RiderOutput out = new RiderOutput(c, "s-2", "attempt_1");
+    RiderOutput out = new RiderOutput(c, "s-2", "attempt_1", 1L << 20);
     StringBuilder big = new StringBuilder();
     for (int i = 0; i < 1000; i++) {
       big.append('x');
@@ -102,16 +101,16 @@ public class RunFilesTest {
   @Test
   public void aSecondCommitOfTheSameSplitKeepsTheFirst() throws Exception {
     File dir = Files.createTempDirectory("runfiles").toFile();
-    Configuration c = riderConf(dir, 1, 16);
+    Configuration c = riderConf(dir, 1);
     FileSystem fs = FileSystem.getLocal(c);
-    RiderOutput first = new RiderOutput(c, "s-3", "attempt_1");
+    RiderOutput first = new RiderOutput(c, "s-3", "attempt_1", 16L << 20);
     first.write(new Text("a"), new IntWritable(1));
-    RiderOutput killed = new RiderOutput(c, "s-3", "attempt_0");
+    RiderOutput killed = new RiderOutput(c, "s-3", "attempt_0", 16L << 20);
     killed.write(new Text("a"), new IntWritable(1));
     killed.abandon();
     assertFalse("an abandoned attempt commits nothing", fs.exists(RiderOutput.committed(c, "s-3")));
     first.commit();
-    RiderOutput rerun = new RiderOutput(c, "s-3", "attempt_2");
+    RiderOutput rerun = new RiderOutput(c, "s-3", "attempt_2", 16L << 20);
     rerun.write(new Text("a"), new IntWritable(1));
     rerun.write(new Text("b"), new IntWritable(1));
     rerun.commit();
@@ -125,6 +124,21 @@ public class RunFilesTest {
     }
     assertEquals(1, n);
     assertEquals(1, fs.listStatus(new Path(RiderOutput.committed(c, "s-3").getParent().toString())).length);
+  }
+
+  @Test
+  public void mergeSortIsStableAndSorts() {
+    java.util.Random rnd = new java.util.Random(3);
+    int[] keys = new int[1001];
+    int[] idx = new int[keys.length];
+    for (int i = 0; i < keys.length; i++) {
+      keys[i] = rnd.nextInt(50);
+      idx[i] = i;
+    }
+    IntMergeSort.sort(idx, (a, b) -> Integer.compare(keys[a], keys[b]));
+    for (int i = 1; i < idx.length; i++) {
+      assertTrue(keys[idx[i - 1]] < keys[idx[i]] || (keys[idx[i - 1]] == keys[idx[i]] && idx[i - 1] < idx[i]));
+    }
   }
 
   @Test(expected = IOException.class)

@@ -20,6 +20,7 @@ import org.apache.hadoop.mapreduce.Counters;
 import org.apache.hadoop.mapreduce.FileSystemCounter;
 import org.apache.hadoop.mapreduce.Job;
 import org.apache.hadoop.mapreduce.JobCounter;
+import org.apache.hadoop.mapreduce.JobStatus;
 import org.apache.hadoop.mapreduce.TaskAttemptID;
 import org.apache.hadoop.mapreduce.lib.input.FileInputFormatCounter;
 import org.junit.AfterClass;
@@ -33,7 +34,7 @@ import org.junit.Test;
  * drives the splits already scanned and rides the rest. Each job's output must be byte-identical to
  * the same job run unshared, and the dataset bytes read by the three together at most half of what
  * the three unshared runs read. The second scenario kills the first job's C-map in the middle of the
- * split it serves both riders from.
+ * split it serves both riders from, and kills a fourth job (a rider) while it is attached.
  */
 public class SharedScanIT {
   private static final int SPLITS = 6;
@@ -43,6 +44,7 @@ public class SharedScanIT {
   private static final Map<Kind, byte[]> ALONE = new EnumMap<>(Kind.class);
   private static final Map<Kind, Long> ALONE_SUM_RECORDS = new EnumMap<>(Kind.class);
   private static long aloneBytes;
+  private static long aloneHdfsBytes;
 
   @BeforeClass
   public static void start() throws Exception {
@@ -62,6 +64,7 @@ public class SharedScanIT {
       assertTrue("unshared " + e.getKey() + " succeeded", e.getValue().waitForCompletion(false));
       Counters c = e.getValue().getCounters();
       aloneBytes += c.findCounter(FileInputFormatCounter.BYTES_READ).getValue();
+      aloneHdfsBytes += hdfsBytesRead(c);
       ALONE_SUM_RECORDS.put(e.getKey(), c.findCounter("it", "SUM_RECORDS").getValue());
       ALONE.put(e.getKey(), ScanJobs.output(fs, new Path("/out/alone/" + e.getKey())));
       assertTrue(e.getKey() + " produced output", ALONE.get(e.getKey()).length > 0);
@@ -114,6 +117,14 @@ public class SharedScanIT {
     assertEquals("the second job arrives before any C-map started: it rides everything", SPLITS,
         att.get(Kind.GREP).rides.size());
 
+    Job d = null;
+    if (killMidSplit) {
+      // A fourth job rides too and is killed while attached: the others must not notice.
+      d = ScanJobs.job(base, Kind.GREP, input, new Path("/out/" + name + "/killed-rider"), splitBytes);
+      d.getConfiguration().set("it.grep.pattern", "w2[0-9]");
+      assertEquals(SPLITS, SharedScan.submit(d).rides.size());
+    }
+
     try (ScanRegistry zk = ScanRegistry.connect(base)) {
       long deadline = System.currentTimeMillis() + 180_000;
       while (zk.openSplits(key).size() == SPLITS) {
@@ -136,6 +147,11 @@ public class SharedScanIT {
         Thread.sleep(100);
       }
       a.killTask(TaskAttemptID.forName(markers[0].getPath().getName()));
+      d.killJob();
+      while (!d.isComplete()) {
+        Thread.sleep(200);
+      }
+      assertEquals(JobStatus.State.KILLED, d.getJobState());
     }
 
     long sharedBytes = 0;
@@ -147,7 +163,7 @@ public class SharedScanIT {
       long datasetBytes = counters.findCounter(FileInputFormatCounter.BYTES_READ).getValue()
           + counters.findCounter(ScanCounter.RECOMPUTED_SPLIT_BYTES).getValue();
       sharedBytes += datasetBytes;
-      hdfsBytes += counters.getGroup(FileSystemCounter.class.getName()).findCounter("HDFS_BYTES_READ").getValue();
+      hdfsBytes += hdfsBytesRead(counters);
       assertArrayEquals(name + ": " + k + " output is byte-identical to the job run unshared", ALONE.get(k),
           ScanJobs.output(fs, new Path("/out/" + name + "/" + k)));
       assertEquals(name + ": " + k + " user counters include the map work drivers did for it",
@@ -157,9 +173,9 @@ public class SharedScanIT {
           counters.findCounter(ScanCounter.SPLITS_RIDDEN).getValue(),
           counters.findCounter(ScanCounter.SPLITS_RECOMPUTED).getValue());
     }
-    System.out.printf("%s: dataset bytes read shared %d vs unshared %d (%.2fx); all HDFS bytes read by the shared jobs"
-        + " (dataset, riders' intermediate files, configurations) %d%n", name, sharedBytes, aloneBytes,
-        (double) sharedBytes / aloneBytes, hdfsBytes);
+    System.out.printf("%s: dataset bytes read shared %d vs unshared %d (%.2fx); all HDFS bytes read, shared %d"
+        + " (dataset, riders' intermediate files, configurations) vs unshared %d%n", name, sharedBytes, aloneBytes,
+        (double) sharedBytes / aloneBytes, hdfsBytes, aloneHdfsBytes);
     assertTrue(name + ": shared dataset bytes " + sharedBytes + " <= 0.5 x unshared " + aloneBytes,
         2 * sharedBytes <= aloneBytes);
     if (killMidSplit) {
@@ -173,5 +189,9 @@ public class SharedScanIT {
     }
     Path out = new Path("/tmp/circumflex-scan/" + key + "/out");
     assertFalse(name + ": rider files left", fs.exists(out) && fs.listStatus(out).length > 0);
+  }
+
+  private static long hdfsBytesRead(Counters c) {
+    return c.getGroup(FileSystemCounter.class.getName()).findCounter("HDFS_BYTES_READ").getValue();
   }
 }
