@@ -92,7 +92,7 @@ public final class SharedScan {
     Path confFile = new Path(confDir, member + ".xml");
     FileSystem fs = confFile.getFileSystem(conf);
     try (FSDataOutputStream out = fs.create(confFile, true)) {
-      conf.writeXml(out);
+      ownSettings(conf).writeXml(out);
     }
     ScanRegistry.Attachment a;
     try {
@@ -229,14 +229,34 @@ public final class SharedScan {
     return new Path(new Path(new Path(scanRoot(conf), conf.get(ScanKeys.KEY)), "out"), member);
   }
 
-  /** Reads a member's configuration file (written at its submission) from its file system. */
+  /**
+   * The settings of {@code conf} that differ from a default configuration ({@code *-default.xml} and
+   * the site files): what a member's configuration file holds. A full job configuration is some
+   * 100 KB, and every C-map serving the member reads it; the defaults are the cluster's anyway.
+   */
+  static Configuration ownSettings(Configuration conf) {
+    Configuration defaults = new Configuration();
+    Configuration own = new Configuration(false);
+    for (Map.Entry<String, String> e : conf) {
+      String d = defaults.getRaw(e.getKey());
+      if (d == null || !d.equals(e.getValue())) {
+        own.set(e.getKey(), e.getValue());
+      }
+    }
+    return own;
+  }
+
+  /**
+   * Reads a member's configuration (its own settings, written at its submission, over this host's
+   * defaults) from its file system.
+   */
   static Configuration loadMemberConf(Configuration conf, String path) throws IOException {
     Path p = new Path(path);
     ByteArrayOutputStream buf = new ByteArrayOutputStream();
     try (InputStream in = p.getFileSystem(conf).open(p)) {
       IOUtils.copyBytes(in, buf, 64 * 1024, false);
     }
-    Configuration rc = new Configuration(false);
+    Configuration rc = new Configuration();
     rc.addResource(new ByteArrayInputStream(buf.toByteArray()), path);
     if (rc.get(ScanKeys.MEMBER) == null) {
       throw new IOException("configuration " + path + " is not a shared-scan member's (no " + ScanKeys.MEMBER + ")");
