@@ -85,7 +85,7 @@ public final class ScanBench {
     List<Row> rows = new ArrayList<>();
     for (String setup : new String[] {"circumflex+sharing", "flex"}) {
       boolean shared = setup.startsWith("circumflex");
-      try (ScanCluster cluster = ScanCluster.start("scan-bench-" + (shared ? "shared" : "flex"), jobs, 4,
+      try (ScanCluster cluster = ScanCluster.start("scan-bench-" + (shared ? "shared" : "flex"), jobs,
           shared ? "circumflex" : "flex")) {
         Path input = new Path("/data/bench.txt");
         // ~50 bytes a line.

@@ -48,7 +48,7 @@ public class SharedScanIT {
 
   @BeforeClass
   public static void start() throws Exception {
-    cluster = ScanCluster.start("sharedscan-it", 3, 4, "circumflex");
+    cluster = ScanCluster.start("sharedscan-it", 3, "circumflex");
     FileSystem fs = cluster.fs();
     input = new Path("/data/lines.txt");
     long size = ScanJobs.generate(fs, input, 12000, 19);
