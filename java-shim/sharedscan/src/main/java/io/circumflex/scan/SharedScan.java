@@ -37,6 +37,7 @@ import org.apache.hadoop.util.ReflectionUtils;
  */
 public final class SharedScan {
   private static final Log LOG = LogFactory.getLog(SharedScan.class);
+  private static final String SLOWSTART = "mapreduce.job.reduce.slowstart.completedmaps";
 
   private SharedScan() {}
 
@@ -120,6 +121,11 @@ public final class SharedScan {
     job.setInputFormatClass(SharedScanInputFormat.class);
     job.setOutputFormatClass(SharedScanOutputFormat.class);
     conf.set(ScanKeys.SHUFFLE_PLUGIN, SharedScanShuffle.class.getName());
+    if (!a.rides.isEmpty() && conf.get(SLOWSTART) == null) {
+      // A rider's reduce waits for its drivers' C-maps; started early (MapReduce's default is after 5%
+      // of its own maps) it would hold a container the drivers may need.
+      conf.setFloat(SLOWSTART, 1.0f);
+    }
     try {
       job.submit();
     } catch (IOException | InterruptedException | ClassNotFoundException | RuntimeException e) {
