@@ -7,7 +7,6 @@ import org.apache.hadoop.mapreduce.InputSplit;
 import org.apache.hadoop.mapreduce.Mapper;
 import org.apache.hadoop.mapreduce.RecordReader;
 import org.apache.hadoop.mapreduce.StatusReporter;
-import org.apache.hadoop.mapreduce.TaskAttemptContext;
 import org.apache.hadoop.mapreduce.TaskAttemptID;
 import org.apache.hadoop.mapreduce.lib.map.WrappedMapper;
 import org.apache.hadoop.mapreduce.task.MapContextImpl;
@@ -21,7 +20,7 @@ import org.apache.hadoop.util.ReflectionUtils;
 final class Rider {
   private final Mapper<Object, Object, Object, Object> mapper;
   private final Mapper<Object, Object, Object, Object>.Context context;
-  private final FedReader reader = new FedReader();
+  private final CurrentRecordReader reader = new CurrentRecordReader();
   final RiderOutput output;
   final String member;
 
@@ -70,40 +69,6 @@ final class Rider {
       map(records.getCurrentKey(), records.getCurrentValue());
     }
     finish();
-  }
-
-  /** The current shared record, for a rider mapper that asks its context rather than its arguments. */
-  private static final class FedReader extends RecordReader<Object, Object> {
-    Object key;
-    Object value;
-
-    @Override
-    public void initialize(InputSplit split, TaskAttemptContext context) {}
-
-    @Override
-    public boolean nextKeyValue() {
-      // The C-mapper drives iteration; a rider's mapper calling nextKeyValue() itself (a run()
-      // override) is driven through map() instead (MapperCalls).
-      return false;
-    }
-
-    @Override
-    public Object getCurrentKey() {
-      return key;
-    }
-
-    @Override
-    public Object getCurrentValue() {
-      return value;
-    }
-
-    @Override
-    public float getProgress() {
-      return 0;
-    }
-
-    @Override
-    public void close() {}
   }
 
   /** Counters of the rider (written beside its output), progress forwarded to the hosting task. */

@@ -35,7 +35,7 @@ public class SharedScanInputFormat extends InputFormat<Object, Object> {
   public RecordReader<Object, Object> createRecordReader(InputSplit split, TaskAttemptContext context)
       throws IOException, InterruptedException {
     if (split instanceof ScanSplit && ((ScanSplit) split).isNoop()) {
-      return new EmptyReader();
+      return new CurrentRecordReader();
     }
     return (RecordReader<Object, Object>) original(context.getConfiguration()).createRecordReader(split, context);
   }
@@ -51,34 +51,5 @@ public class SharedScanInputFormat extends InputFormat<Object, Object> {
     } catch (ClassNotFoundException e) {
       throw new IOException("input format class " + name + " (" + ScanKeys.ORIG_INPUT_FORMAT + ") not found", e);
     }
-  }
-
-  /** The no-op map's input: nothing. */
-  static final class EmptyReader extends RecordReader<Object, Object> {
-    @Override
-    public void initialize(InputSplit split, TaskAttemptContext context) {}
-
-    @Override
-    public boolean nextKeyValue() {
-      return false;
-    }
-
-    @Override
-    public Object getCurrentKey() {
-      return null;
-    }
-
-    @Override
-    public Object getCurrentValue() {
-      return null;
-    }
-
-    @Override
-    public float getProgress() {
-      return 1;
-    }
-
-    @Override
-    public void close() {}
   }
 }
