@@ -8,7 +8,7 @@ GRADLE_FLAGS ?= --console=plain
 CARGO ?= cargo
 APT := $(shell command -v sudo >/dev/null 2>&1 && [ "$$(id -u)" != 0 ] && echo sudo) apt-get
 
-.PHONY: demo test setup rust-test java-test jar mrv1-replay ui-test sls jni-bench gridmix gridmix-loaded clean fuzz soak scan-bench
+.PHONY: demo test setup rust-test native-check java-test jar mrv1-replay ui-test sls jni-bench gridmix gridmix-loaded clean fuzz soak scan-bench
 
 ## The main job: a small workload on an embedded MiniMRYarnCluster under fifo and fair; prints
 ## per-job response times and their mean per policy.
@@ -20,9 +20,21 @@ demo: setup
 ## the Hadoop 1.2.1 MiniMRCluster integration tests (docs/mrv1.md).
 test: setup rust-test java-test
 
+## Every crate's tests (crates/*); the test-panic policy is on for the FFI failure-path tests.
 rust-test:
-	$(CARGO) build -p circumflex-core --lib
-	$(CARGO) test -p circumflex-core --features test-policies
+	$(CARGO) build -p circumflex-ffi --lib
+	$(CARGO) test --workspace --features circumflex-policies/test-policies
+
+## The native library the jars ship holds only what daemons run (issue 18): builds the release cdylib,
+## fails if circumflex-ffi depends on rand*, clap or indicatif, then runs the nm check
+## (crates/circumflex-ffi/tests/native_symbols.rs) on target/release/libcircumflex.so, printing its size
+## and symbol counts. `make test` runs the same check on the test profile's library.
+native-check:
+	$(CARGO) build --release -p circumflex-ffi --lib
+	@if $(CARGO) tree -p circumflex-ffi -e normal --prefix none | grep -E '^(rand|rand_core|rand_pcg|rand_distr|clap|indicatif) '; then \
+	  echo "circumflex-ffi depends on a lab-only crate (above)" >&2; exit 1; fi
+	CIRCUMFLEX_NATIVE_LIB=$(abspath target/release/libcircumflex.so) \
+	  $(CARGO) test -p circumflex-ffi --test native_symbols -- --nocapture
 
 java-test:
 	$(GRADLE) $(GRADLE_FLAGS) test
@@ -51,7 +63,7 @@ mrv1-replay: setup
 GRIDMIX_OUT ?= results/gridmix
 GRIDMIX_SWIM ?= ../shared/data/swim/FB-2009_samples_24_times_1hr_0.tsv
 gridmix: setup
-	$(CARGO) build --release -p circumflex-core --bin circumflex
+	$(CARGO) build --release -p circumflex-sim --bin circumflex
 	mkdir -p $(GRIDMIX_OUT)/swim
 	target/release/circumflex gridmix-trace --swim $(GRIDMIX_SWIM) $(if $(SMALL),--jobs 6) --out $(GRIDMIX_OUT)/swim/trace.json
 	$(GRADLE) $(GRADLE_FLAGS) -q :integration-tests:gridmix:gridmix \
@@ -66,7 +78,7 @@ LOADED_OUT ?= results/gridmix-loaded
 LOADED_ROUNDS ?= 3
 LOADED_SCHEDULERS ?= circumflex-flex,hadoop-fair,hadoop-capacity
 gridmix-loaded: setup
-	$(CARGO) build --release -p circumflex-core --bin circumflex
+	$(CARGO) build --release -p circumflex-sim --bin circumflex
 	mkdir -p $(LOADED_OUT)/swim
 	target/release/circumflex gridmix-trace --swim $(GRIDMIX_SWIM) --first-job 406 --jobs 16 --gap-scale 0.1 \
 	  --task-scale 3 --max-maps 16 --max-task-ms 90000 --out $(LOADED_OUT)/swim/trace.json
@@ -80,7 +92,7 @@ gridmix-loaded: setup
 jni-bench: setup
 	$(GRADLE) $(GRADLE_FLAGS) -q :benchmarks:jni:jniBench $(if $(BENCH_ARGS),-PbenchArgs="$(BENCH_ARGS)")
 
-## Fuzzing, not part of `make test` (which runs a short stable pass, rust-core/tests/fuzz_short.rs).
+## Fuzzing, not part of `make test` (which runs a short stable pass, crates/circumflex-sim/tests/fuzz_short.rs).
 ## With a nightly toolchain and cargo-fuzz: libFuzzer on every target for FUZZ_SECONDS each, new inputs
 ## in target/fuzz-corpus/ (the committed seeds in fuzz/corpus/ are read, never written). Without them:
 ## the stable driver with FUZZ_ITERATIONS mutations per target. See docs/hardening.md.
@@ -96,14 +108,14 @@ fuzz:
 	  done; \
 	else \
 	  echo "no nightly toolchain or cargo-fuzz: running the stable fuzz driver"; \
-	  FUZZ_ITERATIONS=$(FUZZ_ITERATIONS) $(CARGO) test --release -p circumflex-core --test fuzz_short -- --nocapture; \
+	  FUZZ_ITERATIONS=$(FUZZ_ITERATIONS) $(CARGO) test --release -p circumflex-sim --test fuzz_short -- --nocapture; \
 	fi
 
 ## Soak: the engine under SOAK_EVENTS random events per policy (release build), invariants checked
 ## throughout, peak memory at the start and the end. Not part of `make test` (it runs a short version).
 SOAK_EVENTS ?= 1000000
 soak:
-	SOAK_EVENTS=$(SOAK_EVENTS) $(CARGO) test --release -p circumflex-core --test soak -- --nocapture
+	SOAK_EVENTS=$(SOAK_EVENTS) $(CARGO) test --release -p circumflex-sim --test soak -- --nocapture
 
 ## The YARN scheduler page in a real headless browser (docs/operations.md), with Debian's chromium:
 ## SchedulerWebTest (a started ResourceManager with a waiting application; writes the screenshot

@@ -1,4 +1,4 @@
-//! libFuzzer target: `circumflex::fuzzing::engine_config` (see that function for the invariants checked).
+//! libFuzzer target: `circumflex_sim::fuzzing::engine_config` (see that function for the invariants checked).
 #![no_main]
 
-libfuzzer_sys::fuzz_target!(|data: &[u8]| circumflex::fuzzing::engine_config(data));
+libfuzzer_sys::fuzz_target!(|data: &[u8]| circumflex_sim::fuzzing::engine_config(data));

@@ -1,4 +1,4 @@
-//! libFuzzer target: `circumflex::fuzzing::ffi_events` (see that function for the invariants checked).
+//! libFuzzer target: `circumflex_sim::fuzzing::ffi_events` (see that function for the invariants checked).
 #![no_main]
 
-libfuzzer_sys::fuzz_target!(|data: &[u8]| circumflex::fuzzing::ffi_events(data));
+libfuzzer_sys::fuzz_target!(|data: &[u8]| circumflex_sim::fuzzing::ffi_events(data));

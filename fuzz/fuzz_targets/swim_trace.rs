@@ -1,4 +1,4 @@
-//! libFuzzer target: `circumflex::fuzzing::swim_trace` (see that function for the invariants checked).
+//! libFuzzer target: `circumflex_sim::fuzzing::swim_trace` (see that function for the invariants checked).
 #![no_main]
 
-libfuzzer_sys::fuzz_target!(|data: &[u8]| circumflex::fuzzing::swim_trace(data));
+libfuzzer_sys::fuzz_target!(|data: &[u8]| circumflex_sim::fuzzing::swim_trace(data));

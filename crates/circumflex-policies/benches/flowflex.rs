@@ -1,0 +1,134 @@
+//! FlowFlex on the paper's largest simulated instances (§4.1: P = 25 slots, 20 flows of 20 jobs,
+//! each forward pair of jobs linked with probability ½, sinks joined to the last job): Stage 1 for
+//! all flows, Fig. 8 minimax (makespan-style weighted completion), Fig. 6 minisum on a grid of 10 time units,
+//! the same on the compressed grid (ratio 1.1), and Stage 3 for a whole schedule.
+//!
+//! Group `flowflex_replan`: one engine re-plan (`FlowFlexPolicy::plan`) at 20 flows × 20 jobs on 25
+//! slots and 200 flows × 20 jobs on 250 slots (shared pool), the first 5 jobs of every flow submitted
+//! and the other 15 known only from the adjacency keys; minisum `avg_response_time` (Fig. 6 on the
+//! compressed grid) and minimax `max_stretch` (Fig. 8). Target: under 50 ms for the larger.
+//!
+//! Run: `cargo bench -p circumflex-policies --bench flowflex` (add `-- --quick` while iterating).
+
+use std::hint::black_box;
+
+use circumflex_core::model::{FlowMembership, JobId, JobSpec, JobState};
+use circumflex_core::policy::{ClusterView, Policy, PoolMode, Snapshot};
+use circumflex_policies::flex::metrics::{Objective, Penalty};
+use circumflex_policies::flowflex::flow::{Flow, FlowJob};
+use circumflex_policies::flowflex::policy::FlowFlexPolicy;
+use circumflex_policies::flowflex::Instance;
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
+
+const SLOTS: u32 = 25;
+
+/// xorshift64*: a fixed, dependency-free stream so every run benches the same instance.
+struct Stream(u64);
+
+impl Stream {
+    fn next(&mut self, below: u64) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) % below
+    }
+}
+
+fn instance(flows: usize, jobs: usize, seed: u64) -> Instance {
+    let mut rng = Stream(seed.max(1));
+    let flows = (0..flows)
+        .map(|_| {
+            let list: Vec<FlowJob> = (0..jobs)
+                .map(|_| FlowJob {
+                    work: (1 + rng.next(100)) as f64,
+                    max_parallelism: 1 + rng.next(u64::from(SLOTS)) as u32,
+                })
+                .collect();
+            let mut edges = Vec::new();
+            for a in 0..jobs {
+                for b in a + 1..jobs {
+                    if rng.next(2) == 0 {
+                        edges.push((a, b));
+                    }
+                }
+            }
+            for a in 0..jobs - 1 {
+                if !edges.iter().any(|&(from, _)| from == a) {
+                    edges.push((a, jobs - 1));
+                }
+            }
+            let cost = Penalty::Linear { slope: (1 + rng.next(10)) as f64, origin: 0.0 };
+            Flow::new(list, &edges, cost, SLOTS).unwrap()
+        })
+        .collect();
+    Instance::new(flows, SLOTS).unwrap()
+}
+
+fn bench_flowflex(c: &mut Criterion) {
+    let inst = instance(20, 20, 7);
+    let mut group = c.benchmark_group("flowflex_20x20_p25");
+    group.bench_function("stage1", |b| b.iter(|| black_box(Instance::new(inst.flows().to_vec(), SLOTS).unwrap())));
+    group.bench_function("minimax_fig8", |b| b.iter(|| black_box(inst.minimax(1e-3).unwrap())));
+    group.sample_size(10);
+    // On a unit grid (H = 2m⌈max Q_j⌉ slots, m arcs per slot) one solve took 121 s on the 2-core
+    // development machine, so the bench uses a grid of 10 time units (10× fewer slots).
+    group.bench_function("minisum_fig6_grid10", |b| b.iter(|| black_box(inst.minisum(10.0, 0.5).unwrap())));
+    // The compressed grid (geometric ratio 1.1 plus every Q_j): the default of the reproduction.
+    group.bench_function("minisum_fig6_compressed_r1.1", |b| {
+        b.iter(|| black_box(inst.minisum_compressed(1.1, 0.5).unwrap()))
+    });
+    let schedule = inst.minimax(1e-3).unwrap().schedule;
+    group.bench_function("stage3", |b| b.iter(|| black_box(inst.job_schedules(&schedule))));
+    group.finish();
+}
+
+/// A snapshot of `flows` flows of `jobs` jobs (random DAGs as in `instance`), the first 5 submitted.
+fn engine_jobs(flows: usize, jobs: usize, seed: u64) -> Vec<JobState> {
+    let mut rng = Stream(seed.max(1));
+    let mut out = Vec::new();
+    for f in 0..flows {
+        let names: Vec<String> = (0..jobs).map(|i| format!("n{i}")).collect();
+        let mut adjacency: Vec<(String, Vec<String>)> = Vec::new();
+        for a in 0..jobs {
+            let mut succ: Vec<String> = (a + 1..jobs).filter(|_| rng.next(2) == 0).map(|b| names[b].clone()).collect();
+            if succ.is_empty() && a + 1 < jobs {
+                succ.push(names[jobs - 1].clone());
+            }
+            adjacency.push((names[a].clone(), succ));
+        }
+        for (i, name) in names.iter().enumerate().take(5) {
+            let maps = 1 + rng.next(40) as u32;
+            let reduces = rng.next(10) as u32;
+            let mut spec = JobSpec::new((f * 100 + i) as i64, maps, reduces)
+                .with_task_ms(1_000 + rng.next(20_000) as i64, 1_000 + rng.next(30_000) as i64);
+            spec.flow = Some(FlowMembership {
+                flow_id: format!("flow-{f}"),
+                node_name: name.clone(),
+                adjacency: adjacency.clone(),
+            });
+            out.push(JobState::new(JobId(out.len() as u32), spec));
+        }
+    }
+    out
+}
+
+fn bench_replan(c: &mut Criterion) {
+    let mut group = c.benchmark_group("flowflex_replan");
+    group.sample_size(10);
+    for &(flows, slots) in &[(20usize, 25u32), (200, 250)] {
+        let jobs = engine_jobs(flows, 20, 11);
+        let active: Vec<JobId> = jobs.iter().map(|j| j.id).collect();
+        let cluster = ClusterView { map_slots: slots, reduce_slots: 0, mode: PoolMode::Shared, nodes: slots / 5 };
+        let snap = Snapshot::new(1_000_000, cluster, &jobs, &active);
+        for objective in [Objective::AvgResponseTime, Objective::MaxStretch] {
+            let mut policy = FlowFlexPolicy::new(objective, 2_000);
+            group.bench_with_input(BenchmarkId::new(objective.name(), format!("{flows}x20")), &snap, |b, snap| {
+                b.iter(|| black_box(policy.plan(black_box(snap))))
+            });
+        }
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench_flowflex, bench_replan);
+criterion_main!(benches);

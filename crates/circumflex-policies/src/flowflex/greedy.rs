@@ -1,0 +1,327 @@
+//! FlowFlex Stage 2a (digest §2.3, Fig. 5): the strict-deadline greedy over chains of pseudo-jobs.
+//!
+//! Chains are taken in priority order. Each pseudo-job starts when its chain predecessor completes
+//! and, at every instant, takes `min(P − σ(t), δ(k))` slots, where `σ` is the utilisation already
+//! reserved by earlier pseudo-jobs, until its work is done. `σ` is kept as a piecewise-constant step
+//! function; a pseudo-job walks its segments and adds at most two breakpoints.
+//!
+//! Decisions where the paper is silent:
+//! - Deadline ties (which matter, digest T4) go to the chain with the larger lower bound
+//!   `Q = max(CP, V/P)` first, then to the smaller chain index: the chain that can least afford to
+//!   wait goes first.
+//! - The result is always a valid unit-speed schedule; [`DeadlineSchedule::meets_doubled_deadlines`]
+//!   is Fig. 5's feasibility flag (`C_j ≤ 2·d_j` for every chain). A relative tolerance of `1e-9`
+//!   absorbs floating-point noise in that comparison.
+//! - Deadlines may be `+∞` (no deadline); `NaN` is rejected.
+
+use super::chain::PseudoChain;
+use circumflex_core::error::{Error, Result};
+
+/// A constant-rate stretch of one pseudo-job's (or job's) schedule: `slots` processors on `[start, end)`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Piece {
+    /// Start time.
+    pub start: f64,
+    /// End time (`> start`).
+    pub end: f64,
+    /// Processors used, `≥ 1`.
+    pub slots: u32,
+}
+
+impl Piece {
+    /// Work done in the piece.
+    pub fn work(&self) -> f64 {
+        f64::from(self.slots) * (self.end - self.start)
+    }
+}
+
+/// One chain's Stage 2 schedule: the histogram of every pseudo-job, in chain order.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ChainSchedule {
+    /// `pieces[k]` is pseudo-job `k`'s histogram, in time order.
+    pub pieces: Vec<Vec<Piece>>,
+    /// Completion time of the chain (of its last pseudo-job).
+    pub completion: f64,
+}
+
+/// The greedy's result for a set of deadlines.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DeadlineSchedule {
+    /// Per chain (indexed like the input), its schedule.
+    pub chains: Vec<ChainSchedule>,
+    /// The priority order used (chain indices, first scheduled first).
+    pub order: Vec<usize>,
+    /// Fig. 5's flag: every chain completes by twice its deadline. When false, no unit-speed
+    /// schedule meets all the deadlines.
+    pub meets_doubled_deadlines: bool,
+}
+
+/// The utilisation step function `σ`: segment `k` is `[starts[k], starts[k+1])` with `used[k]`
+/// processors reserved; the last segment is unbounded and always has `used = 0`.
+#[derive(Clone, Debug)]
+struct Utilisation {
+    slots: u32,
+    starts: Vec<f64>,
+    used: Vec<u32>,
+}
+
+impl Utilisation {
+    fn new(slots: u32) -> Utilisation {
+        Utilisation { slots, starts: vec![0.0], used: vec![0] }
+    }
+
+    /// Makes `t ≥ 0` a breakpoint and returns the index of the segment starting there.
+    fn split_at(&mut self, t: f64) -> usize {
+        let after = self.starts.partition_point(|&s| s <= t);
+        let containing = after.saturating_sub(1);
+        if self.starts[containing] == t {
+            return containing;
+        }
+        self.starts.insert(after, t);
+        self.used.insert(after, self.used[containing]);
+        after
+    }
+
+    /// Runs `work` from `from` on, at rate `min(P − σ, bound)`, reserving what it uses.
+    fn fill(&mut self, from: f64, work: f64, bound: u64) -> Vec<Piece> {
+        let bound = u32::try_from(bound).unwrap_or(u32::MAX).min(self.slots);
+        let mut pieces = Vec::new();
+        let mut remaining = work;
+        let mut k = self.split_at(from.max(0.0));
+        while remaining > 0.0 && k < self.starts.len() {
+            let seg_start = self.starts[k];
+            let seg_end = self.starts.get(k + 1).copied().unwrap_or(f64::INFINITY);
+            let rate = (self.slots - self.used[k]).min(bound);
+            if rate > 0 {
+                let capacity = f64::from(rate) * (seg_end - seg_start);
+                if remaining <= capacity * (1.0 + 1e-12) {
+                    let finish = (seg_start + remaining / f64::from(rate)).min(seg_end);
+                    if finish <= seg_start {
+                        break; // Rounding residue: nothing left worth scheduling.
+                    }
+                    if finish < seg_end {
+                        self.split_at(finish);
+                    }
+                    self.used[k] += rate;
+                    pieces.push(Piece { start: seg_start, end: finish, slots: rate });
+                    break;
+                }
+                self.used[k] += rate;
+                pieces.push(Piece { start: seg_start, end: seg_end, slots: rate });
+                remaining -= capacity;
+            }
+            k += 1;
+        }
+        pieces
+    }
+}
+
+/// List-schedules the chains greedily in `order` (a permutation of chain indices).
+pub fn schedule_in_order(chains: &[PseudoChain], order: &[usize], slots: u32) -> Result<Vec<ChainSchedule>> {
+    let mut seen = vec![false; chains.len()];
+    for &c in order {
+        if c >= chains.len() || std::mem::replace(&mut seen[c], true) {
+            return Err(Error::job("flowflex order", format!("{order:?}"), "a permutation of the chain indices"));
+        }
+    }
+    if order.len() != chains.len() {
+        return Err(Error::job("flowflex order", format!("{order:?}"), "a permutation of the chain indices"));
+    }
+    if slots == 0 {
+        return Err(Error::job("slots", slots, "at least 1 processor"));
+    }
+    let mut sigma = Utilisation::new(slots);
+    let mut out = vec![ChainSchedule { pieces: Vec::new(), completion: 0.0 }; chains.len()];
+    for &c in order {
+        let mut ready = 0.0f64;
+        let mut pieces = Vec::with_capacity(chains[c].pseudo_jobs.len());
+        for pj in &chains[c].pseudo_jobs {
+            let histogram = sigma.fill(ready, pj.work(), pj.bound);
+            ready = histogram.last().map_or(ready, |p| p.end);
+            pieces.push(histogram);
+        }
+        out[c] = ChainSchedule { pieces, completion: ready };
+    }
+    Ok(out)
+}
+
+/// Lower bound `Q = max(CP, V/P)` of one chain.
+pub fn chain_lower_bound(chain: &PseudoChain, slots: u32) -> f64 {
+    chain.critical_path().max(chain.volume() / f64::from(slots.max(1)))
+}
+
+/// The priority order for `deadlines`: increasing deadline, ties to the larger `Q`, then index.
+pub fn deadline_order(chains: &[PseudoChain], deadlines: &[f64], slots: u32) -> Vec<usize> {
+    let q: Vec<f64> = chains.iter().map(|c| chain_lower_bound(c, slots)).collect();
+    let mut order: Vec<usize> = (0..chains.len()).collect();
+    order.sort_by(|&a, &b| deadlines[a].total_cmp(&deadlines[b]).then(q[b].total_cmp(&q[a])).then(a.cmp(&b)));
+    order
+}
+
+/// Fig. 5: schedule the chains in deadline order and flag whether every chain meets twice its deadline.
+pub fn schedule_by_deadlines(chains: &[PseudoChain], deadlines: &[f64], slots: u32) -> Result<DeadlineSchedule> {
+    if deadlines.len() != chains.len() {
+        return Err(Error::job("deadlines", deadlines.len(), format!("one deadline per chain ({})", chains.len())));
+    }
+    if let Some((j, d)) = deadlines.iter().enumerate().find(|(_, d)| d.is_nan()) {
+        return Err(Error::job(&format!("deadlines[{j}]"), d, "a number or +inf"));
+    }
+    let order = deadline_order(chains, deadlines, slots);
+    let schedules = schedule_in_order(chains, &order, slots)?;
+    let meets = schedules.iter().zip(deadlines).all(|(s, &d)| within(s.completion, 2.0 * d));
+    Ok(DeadlineSchedule { chains: schedules, order, meets_doubled_deadlines: meets })
+}
+
+/// `value ≤ limit` up to a relative tolerance of 1e-9.
+pub(crate) fn within(value: f64, limit: f64) -> bool {
+    value <= limit + 1e-9 * limit.abs().max(1.0)
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::super::chain::{Portion, PseudoJob};
+    use super::super::flow::tests::t1_flow;
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Weighted completion time `slope · t`.
+    pub(crate) fn linear(slope: f64) -> crate::flex::metrics::Penalty {
+        crate::flex::metrics::Penalty::Linear { slope, origin: 0.0 }
+    }
+
+    /// A chain of single-job pseudo-jobs `(work, bound)`.
+    pub(crate) fn chain(parts: &[(f64, u64)]) -> PseudoChain {
+        let mut at = 0.0;
+        let pseudo_jobs = parts
+            .iter()
+            .map(|&(work, bound)| {
+                let start = at;
+                at += work / bound as f64;
+                let portion = Portion { job: 0, max_parallelism: bound as u32, work };
+                PseudoJob { start, end: at, bound, portions: vec![portion] }
+            })
+            .collect();
+        PseudoChain { pseudo_jobs }
+    }
+
+    fn spans(s: &ChainSchedule) -> Vec<Vec<(f64, f64, u32)>> {
+        s.pieces.iter().map(|h| h.iter().map(|p| (p.start, p.end, p.slots)).collect()).collect()
+    }
+
+    /// Digest T2: the T1 chain alone with P = 2 runs at rate 2 throughout and ends at 7.5; with
+    /// P ≥ 4 it ends at CP = 5.
+    #[test]
+    fn t2_single_chain() {
+        let c = PseudoChain::from_flow(&t1_flow(4));
+        let s = schedule_in_order(std::slice::from_ref(&c), &[0], 2).unwrap();
+        assert_eq!(
+            spans(&s[0]),
+            vec![vec![(0.0, 3.0, 2)], vec![(3.0, 5.0, 2)], vec![(5.0, 6.5, 2)], vec![(6.5, 7.5, 2)]]
+        );
+        assert_eq!(s[0].completion, 7.5);
+        assert_eq!(schedule_in_order(&[c], &[0], 4).unwrap()[0].completion, 5.0);
+    }
+
+    /// Digest T3: pj1 (5 work, r = 5) at rate 4 on [0, 1.25), pj2 at rate 1 on [1.25, 4.25).
+    #[test]
+    fn t3_greedy_completion() {
+        let c = chain(&[(5.0, 5), (3.0, 1)]);
+        let s = schedule_in_order(&[c], &[0], 4).unwrap();
+        assert_eq!(spans(&s[0]), vec![vec![(0.0, 1.25, 4)], vec![(1.25, 4.25, 1)]]);
+    }
+
+    /// Digest T4: equal deadlines; order (A, B) gives C_A = 2, C_B = 6 and Fig. 5 still reports
+    /// feasible (6 ≤ 8); our tie-break (larger Q first) picks (B, A): C_A = 8/3, C_B = 4.
+    #[test]
+    fn t4_tie_break_matters() {
+        let chains = [chain(&[(8.0, 4)]), chain(&[(4.0, 1)])];
+        let ab = schedule_in_order(&chains, &[0, 1], 4).unwrap();
+        assert_eq!((ab[0].completion, ab[1].completion), (2.0, 6.0));
+        assert_eq!(spans(&ab[1]), vec![vec![(2.0, 6.0, 1)]]);
+        let out = schedule_by_deadlines(&chains, &[4.0, 4.0], 4).unwrap();
+        assert_eq!(out.order, vec![1, 0]);
+        assert!(out.meets_doubled_deadlines);
+        assert!((out.chains[0].completion - 8.0 / 3.0).abs() < 1e-12);
+        assert_eq!(out.chains[1].completion, 4.0);
+        let tight = schedule_by_deadlines(&chains, &[1.0, 1.0], 4).unwrap();
+        assert!(!tight.meets_doubled_deadlines);
+    }
+
+    /// Digest T5: lower priority fills holes (rate 3 on [0,2)), waits while A takes all 4 slots,
+    /// then finishes at 5.5 ≤ (V_A + V_B)/P + CP_B = 8.5.
+    #[test]
+    fn t5_fills_holes_and_waits() {
+        let chains = [chain(&[(2.0, 1), (8.0, 4)]), chain(&[(12.0, 4)])];
+        let s = schedule_by_deadlines(&chains, &[1.0, 2.0], 4).unwrap();
+        assert_eq!(spans(&s.chains[0]), vec![vec![(0.0, 2.0, 1)], vec![(2.0, 4.0, 4)]]);
+        assert_eq!(spans(&s.chains[1]), vec![vec![(0.0, 2.0, 3), (4.0, 5.5, 4)]]);
+    }
+
+    #[test]
+    fn rejects_bad_orders_and_deadlines() {
+        let chains = [chain(&[(1.0, 1)]), chain(&[(1.0, 1)])];
+        assert!(schedule_in_order(&chains, &[0, 0], 2).is_err());
+        assert!(schedule_in_order(&chains, &[0], 2).is_err());
+        assert!(schedule_in_order(&chains, &[0, 2], 2).is_err());
+        let err = schedule_by_deadlines(&chains, &[1.0, f64::NAN], 2).unwrap_err();
+        assert!(err.to_string().contains("deadlines[1]"), "{err}");
+        assert!(schedule_by_deadlines(&chains, &[1.0], 2).is_err());
+    }
+
+    pub(crate) fn arb_chains() -> impl Strategy<Value = (Vec<PseudoChain>, u32)> {
+        (1u32..=6)
+            .prop_flat_map(|slots| {
+                let part = (1u32..=30, 1u64..=(2 * u64::from(slots)));
+                let chain_parts = proptest::collection::vec(part, 1..5);
+                (proptest::collection::vec(chain_parts, 1..6), Just(slots))
+            })
+            .prop_map(|(parts, slots)| {
+                let chains = parts
+                    .iter()
+                    .map(|c| chain(&c.iter().map(|&(w, b)| (f64::from(w) * 0.25, b)).collect::<Vec<_>>()))
+                    .collect();
+                (chains, slots)
+            })
+    }
+
+    proptest! {
+        /// Digest §5 invariants 1, 2, 3, 5 and 6 for the greedy in index order.
+        #[test]
+        fn greedy_invariants((chains, slots) in arb_chains()) {
+            let order: Vec<usize> = (0..chains.len()).collect();
+            let out = schedule_in_order(&chains, &order, slots).unwrap();
+            let mut events: Vec<(f64, i64)> = Vec::new();
+            let mut prefix_volume = 0.0;
+            for (c, s) in chains.iter().zip(&out) {
+                let mut ready = 0.0;
+                for (pj, h) in c.pseudo_jobs.iter().zip(&s.pieces) {
+                    let work: f64 = h.iter().map(Piece::work).sum();
+                    prop_assert!((work - pj.work()).abs() < 1e-9);
+                    for p in h {
+                        prop_assert!(p.start >= ready - 1e-12 && p.end > p.start);
+                        prop_assert!(u64::from(p.slots) <= pj.bound.min(u64::from(slots)));
+                        events.push((p.start, i64::from(p.slots)));
+                        events.push((p.end, -i64::from(p.slots)));
+                    }
+                    ready = h.last().map_or(ready, |p| p.end);
+                }
+                prefix_volume += c.volume();
+                prop_assert!(s.completion <= prefix_volume / f64::from(slots) + c.critical_path() + 1e-9);
+            }
+            events.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+            let mut load = 0i64;
+            for (_, delta) in events {
+                load += delta;
+                prop_assert!(load <= i64::from(slots));
+            }
+            if chains.len() == 1 {
+                let alone: f64 = chains[0].pseudo_jobs.iter()
+                    .map(|k| k.work() / k.bound.min(u64::from(slots)) as f64).sum();
+                prop_assert!((out[0].completion - alone).abs() < 1e-9);
+            }
+            // A chain's schedule does not depend on chains of lower priority.
+            let prefix = schedule_in_order(&chains[..1], &[0], slots).unwrap();
+            prop_assert_eq!(&prefix[0], &out[0]);
+        }
+    }
+}

@@ -1,0 +1,499 @@
+//! FlowFlex Stage 2b (digest §2.4, Fig. 6): minisum objectives through the min-cost-flow
+//! relaxation, rounding at the half-completion point into deadlines for the Fig. 5 greedy.
+//!
+//! Network on a time grid `0 = T_0 < T_1 < … < T_K = H`: source `r`, one node `a_j` per chain, one
+//! node `b_k` per grid interval `(T_{k−1}, T_k]`, sink `r'`. Arcs `r → a_j` (capacity `V_j`),
+//! `a_j → b_k` for `T_k ≥ Q_j` (cost `w_j(T_k)/V_j`), `b_k → r'` (capacity `P·(T_k − T_{k−1})`) and
+//! `b_{k+1} → b_k` (uncapacitated, cost 0). A flow of `Σ V_j` gives `cost(f)`, and chain `j`'s
+//! deadline is the first `T_k` by which a fraction `θ` of its volume is charged (the paper's `θ = ½`
+//! gives the (2, 3) guarantee). The paper's network is the unit grid `T_k = k` ([`unit_grid`]).
+//!
+//! Decisions where the paper is silent:
+//! - **Two grids.** The unit grid (step `Δ`, `H = 2m⌈max_j Q_j/Δ⌉` intervals) is the exact
+//!   reference; it is pseudo-polynomial (121 s for 20 flows × 20 jobs at `Δ = 1`) and refused beyond
+//!   [`MAX_ARCS`] chain-interval arcs. The compressed grid ([`compressed_grid`], the digest's §6.3
+//!   suggestion) keeps integer points only where they matter: every `⌈Q_j⌉`, every step-cost due
+//!   `⌊d⌋`, and geometric offsets `o_1 = 1`, `o_{i+1} = max(o_i + 1, ⌈r·o_i⌉)` from 0 and from every
+//!   integer tardiness due, capped at `H`. An interval `(T_{k−1}, T_k]` then holds the unit slots
+//!   `t` with `T_k ≤ r·t` (relative to the anchor), so for completion-time costs `ω·t`, tardiness
+//!   with integer dues and step costs: `cost_unit(f) ≤ cost_compressed(f) ≤ r · cost_unit(f)`
+//!   (lower: a compressed flow is a unit flow charging at `T_k`; upper: moving unit charges to the end
+//!   of their interval multiplies each charge by at most `r`). Tested on small instances.
+//! - **A certified lower bound.** `cost(f)` charges completions at interval ends, so it may exceed
+//!   `opt` for continuous costs. [`MinisumSchedule::lower_bound`] solves the same network with the
+//!   cheapest cost a completion in the interval can have, `w_j(Q_j)` when `T_{k−1} < Q_j` and the
+//!   right limit `w_j(T_{k−1}⁺)` otherwise: routing every flow's volume to the interval of its true
+//!   completion and down to where its work ran is a feasible flow of cost `≤ opt`. We also take the
+//!   max with `Σ_j w_j(Q_j)`. (The paper's horizon argument — some optimal schedule ends by `H` — is
+//!   assumed, as in the paper.)
+//! - Equal-cost optima are broken by the solver's deterministic order (arcs in chain, then interval
+//!   order; Dijkstra ties to the smaller node index).
+
+use super::chain::PseudoChain;
+use super::greedy::{chain_lower_bound, schedule_by_deadlines, DeadlineSchedule};
+use super::mincost::MinCostFlow;
+use crate::flex::metrics::Penalty;
+use circumflex_core::error::{Error, Result};
+
+/// Relative slack for comparisons against `Q_j` and volumes: Stage 1's float sums may put `Q_j` a few
+/// ulps above the integer it equals exactly (proptest found `Q_j = 11.000000000000002`).
+const FLOAT_SLACK: f64 = 1e-12;
+
+/// The earliest integer grid point a chain with lower bound `q` may finish at, tolerating float noise.
+fn earliest_integer_deadline(q: f64) -> f64 {
+    (q * (1.0 - FLOAT_SLACK)).ceil()
+}
+
+/// Largest number of chain-to-interval arcs the relaxation will build.
+pub const MAX_ARCS: usize = 4_000_000;
+
+/// The outcome of Fig. 6.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MinisumSchedule {
+    /// The grid's interval ends `T_1 < … < T_K`.
+    pub grid: Vec<f64>,
+    /// The rounding fraction `θ` whose deadlines gave the schedule.
+    pub theta: f64,
+    /// `cost(f)`: the optimal value of the min-cost-flow relaxation (charging at interval ends).
+    pub relaxation_cost: f64,
+    /// A certified lower bound on the optimal minisum cost (see the module docs).
+    pub lower_bound: f64,
+    /// Per chain, the work charged to each grid interval `k = 1..K` (index `k − 1`).
+    pub charged: Vec<Vec<f64>>,
+    /// The rounded deadlines `d_j` (grid points).
+    pub deadlines: Vec<f64>,
+    /// The Fig. 5 greedy schedule for those deadlines.
+    pub schedule: DeadlineSchedule,
+    /// The minisum objective of the unit-speed schedule, `Σ_j w_j(C_j)`.
+    pub objective: f64,
+}
+
+fn check_inputs(chains: &[PseudoChain], costs: &[Penalty]) -> Result<()> {
+    let m = chains.len();
+    if m == 0 || costs.len() != m {
+        return Err(Error::job("costs", costs.len(), format!("one cost per chain, at least one ({m})")));
+    }
+    Ok(())
+}
+
+/// The horizon in `unit`s: `H/unit = 2m⌈max_j Q_j / unit⌉` (at least 2m).
+fn horizon_units(chains: &[PseudoChain], slots: u32, unit: f64) -> f64 {
+    let max_q = chains.iter().map(|c| chain_lower_bound(c, slots)).fold(0.0, f64::max);
+    2.0 * chains.len() as f64 * (max_q / unit).ceil().max(1.0)
+}
+
+/// The paper's grid: multiples of `step` up to `H`. Errors when `step` is not positive and finite
+/// or the grid would exceed [`MAX_ARCS`] chain-interval arcs.
+pub fn unit_grid(chains: &[PseudoChain], slots: u32, step: f64) -> Result<Vec<f64>> {
+    if !(step.is_finite() && step > 0.0) {
+        return Err(Error::job("minisum grid step", step, "a finite number > 0"));
+    }
+    let intervals = horizon_units(chains, slots, step);
+    if intervals * chains.len() as f64 > MAX_ARCS as f64 {
+        return Err(Error::job(
+            "minisum grid step",
+            step,
+            format!("a step giving at most {MAX_ARCS} chain-slot arcs ({intervals} slots x {} chains)", chains.len()),
+        ));
+    }
+    Ok((1..=intervals as usize).map(|t| t as f64 * step).collect())
+}
+
+/// The compressed grid of the module docs, with geometric ratio `ratio > 1`, in unit time steps.
+pub fn compressed_grid(chains: &[PseudoChain], costs: &[Penalty], slots: u32, ratio: f64) -> Result<Vec<f64>> {
+    check_inputs(chains, costs)?;
+    if !(ratio.is_finite() && ratio > 1.0) {
+        return Err(Error::job("minisum grid ratio", ratio, "a finite number > 1"));
+    }
+    let horizon = horizon_units(chains, slots, 1.0);
+    let mut points: Vec<f64> = chains.iter().map(|c| earliest_integer_deadline(chain_lower_bound(c, slots))).collect();
+    let mut anchors = vec![0.0];
+    for cost in costs {
+        match cost {
+            Penalty::Tardiness { due, .. } if *due > 0.0 => anchors.push(due.floor()),
+            Penalty::Steps(steps) => points.extend(steps.iter().map(|s| s.0.floor())),
+            _ => {}
+        }
+    }
+    for anchor in anchors {
+        points.push(anchor);
+        let mut offset = 1.0f64;
+        while anchor + offset < horizon {
+            points.push(anchor + offset);
+            offset = (offset + 1.0).max((offset * ratio).ceil());
+        }
+    }
+    points.push(horizon);
+    points.retain(|&t| t > 0.0 && t <= horizon);
+    points.sort_by(f64::total_cmp);
+    points.dedup();
+    Ok(points)
+}
+
+/// A coarse grid for epoch re-planning: geometric points `o_{i+1} = max(o_i + 1, ⌈r·o_i⌉)` from 0 up
+/// to `H` only (no `⌈Q_j⌉` or cost breakpoints), so its size is `O(log_r H)` whatever the number of
+/// chains. A chain's arcs start at the first point `≥ Q_j`, at most `r·Q_j + 1`; no bound on the
+/// relaxation's distance to the unit grid is claimed for it.
+pub fn geometric_grid(chains: &[PseudoChain], slots: u32, ratio: f64) -> Result<Vec<f64>> {
+    if !(ratio.is_finite() && ratio > 1.0) {
+        return Err(Error::job("minisum grid ratio", ratio, "a finite number > 1"));
+    }
+    let horizon = horizon_units(chains, slots, 1.0);
+    let mut points = Vec::new();
+    let mut offset = 1.0f64;
+    while offset < horizon {
+        points.push(offset);
+        offset = (offset + 1.0).max((offset * ratio).ceil());
+    }
+    points.push(horizon);
+    Ok(points)
+}
+
+/// Fig. 6 with grid step `step` and rounding fraction `theta ∈ (0, 1)` (`½` in the paper).
+pub fn minisum(
+    chains: &[PseudoChain],
+    costs: &[Penalty],
+    slots: u32,
+    step: f64,
+    theta: f64,
+) -> Result<MinisumSchedule> {
+    check_inputs(chains, costs)?;
+    let grid = unit_grid(chains, slots, step)?;
+    minisum_on_grid(chains, costs, slots, grid, theta)
+}
+
+/// Fig. 6 on the compressed grid with geometric `ratio` (see the module docs).
+pub fn minisum_compressed(
+    chains: &[PseudoChain],
+    costs: &[Penalty],
+    slots: u32,
+    ratio: f64,
+    theta: f64,
+) -> Result<MinisumSchedule> {
+    let grid = compressed_grid(chains, costs, slots, ratio)?;
+    minisum_on_grid(chains, costs, slots, grid, theta)
+}
+
+/// The cost of a completion inside `(previous, end]` at the earliest, for the lower-bound network.
+fn cheapest_in_interval(cost: &Penalty, q: f64, previous: f64) -> f64 {
+    if previous < q {
+        return cost.eval(q);
+    }
+    match cost {
+        // Steps are left-continuous; just after `previous` every due `≤ previous` is missed.
+        Penalty::Steps(steps) => {
+            let k = steps.partition_point(|s| s.0 <= previous);
+            if k == 0 {
+                0.0
+            } else {
+                steps[k - 1].1
+            }
+        }
+        _ => cost.eval(previous),
+    }
+}
+
+/// A solved network: its cost, the solver (for arc flows) and per chain the arcs `(interval, arc id)`.
+type SolvedNetwork = (f64, MinCostFlow, Vec<Vec<(usize, usize)>>);
+
+/// Builds and solves Fig. 6's network on `grid` with per-(chain, interval) costs from `charge`;
+/// returns the cost and, per chain, the arcs `(interval, arc id)` with the network.
+fn solve_network(
+    chains: &[PseudoChain],
+    q: &[f64],
+    volumes: &[f64],
+    slots: u32,
+    grid: &[f64],
+    charge: impl Fn(usize, usize) -> f64,
+) -> Result<SolvedNetwork> {
+    let (m, intervals) = (chains.len(), grid.len());
+    // Nodes: 0 = r, 1..=m = a_j, m+1..=m+K = b_k, m+K+1 = r'.
+    let (source, sink) = (0, m + intervals + 1);
+    let interval_node = |k: usize| m + 1 + k;
+    let mut net = MinCostFlow::new(m + intervals + 2);
+    let mut arcs: Vec<Vec<(usize, usize)>> = Vec::with_capacity(m);
+    for j in 0..m {
+        net.add_arc(source, 1 + j, volumes[j], 0.0)?;
+        let first = grid.partition_point(|&t| t < q[j] * (1.0 - FLOAT_SLACK));
+        let mut chain_arcs = Vec::with_capacity(intervals - first.min(intervals));
+        for k in first..intervals {
+            let unit_cost = charge(j, k).max(0.0) / volumes[j];
+            chain_arcs.push((k, net.add_arc(1 + j, interval_node(k), f64::INFINITY, unit_cost)?));
+        }
+        arcs.push(chain_arcs);
+    }
+    let mut previous = 0.0;
+    for (k, &end) in grid.iter().enumerate() {
+        net.add_arc(interval_node(k), sink, f64::from(slots) * (end - previous), 0.0)?;
+        if k + 1 < intervals {
+            net.add_arc(interval_node(k + 1), interval_node(k), f64::INFINITY, 0.0)?;
+        }
+        previous = end;
+    }
+    let cost = net.solve(source, sink, volumes.iter().sum())?;
+    Ok((cost, net, arcs))
+}
+
+/// Fig. 6 on an explicit grid of increasing interval ends `T_1 < … < T_K` (`T_K ≥` the horizon).
+pub fn minisum_on_grid(
+    chains: &[PseudoChain],
+    costs: &[Penalty],
+    slots: u32,
+    grid: Vec<f64>,
+    theta: f64,
+) -> Result<MinisumSchedule> {
+    minisum_best_rounding(chains, costs, slots, grid, &[theta])
+}
+
+/// Fig. 6 with the paper's practical remark (§2.4: "round the flow based on multiple values … and
+/// the best result could then be employed"): one relaxation, one greedy per rounding fraction in
+/// `thetas`, and the schedule with the smallest objective is kept (ties to the earlier fraction).
+pub fn minisum_best_rounding(
+    chains: &[PseudoChain],
+    costs: &[Penalty],
+    slots: u32,
+    grid: Vec<f64>,
+    thetas: &[f64],
+) -> Result<MinisumSchedule> {
+    best_rounding(chains, costs, slots, grid, thetas, true)
+}
+
+/// [`minisum_best_rounding`] without the certified bound's second solve (epoch re-planning needs
+/// only the schedule): `lower_bound` is then just `Σ_j w_j(Q_j)`.
+pub fn minisum_for_planning(
+    chains: &[PseudoChain],
+    costs: &[Penalty],
+    slots: u32,
+    grid: Vec<f64>,
+    thetas: &[f64],
+) -> Result<MinisumSchedule> {
+    best_rounding(chains, costs, slots, grid, thetas, false)
+}
+
+fn best_rounding(
+    chains: &[PseudoChain],
+    costs: &[Penalty],
+    slots: u32,
+    grid: Vec<f64>,
+    thetas: &[f64],
+    certify: bool,
+) -> Result<MinisumSchedule> {
+    check_inputs(chains, costs)?;
+    if let Some(theta) = thetas.iter().find(|t| !(**t > 0.0 && **t < 1.0)).or(thetas.is_empty().then_some(&0.0)) {
+        return Err(Error::job("minisum rounding fraction", theta, "numbers strictly between 0 and 1 (at least one)"));
+    }
+    let m = chains.len();
+    let increasing = grid.first().is_some_and(|&t| t > 0.0) && grid.windows(2).all(|w| w[0] < w[1]);
+    if !increasing || grid.len() * m > MAX_ARCS {
+        return Err(Error::job(
+            "minisum grid",
+            format!("{} points", grid.len()),
+            format!("increasing points > 0, at most {MAX_ARCS} chain-interval arcs"),
+        ));
+    }
+    let q: Vec<f64> = chains.iter().map(|c| chain_lower_bound(c, slots)).collect();
+    let volumes: Vec<f64> = chains.iter().map(PseudoChain::volume).collect();
+    let (relaxation_cost, net, arcs) =
+        solve_network(chains, &q, &volumes, slots, &grid, |j, k| costs[j].eval(grid[k]))?;
+    let certified = if certify {
+        solve_network(chains, &q, &volumes, slots, &grid, |j, k| {
+            cheapest_in_interval(&costs[j], q[j], if k == 0 { 0.0 } else { grid[k - 1] })
+        })?
+        .0
+    } else {
+        0.0
+    };
+    let trivial: f64 = costs.iter().zip(&q).map(|(w, &q)| w.eval(q)).sum();
+    let horizon = grid.last().copied().unwrap_or(0.0);
+    let mut charged = vec![vec![0.0; grid.len()]; m];
+    for j in 0..m {
+        for &(k, arc) in &arcs[j] {
+            charged[j][k] = net.flow_on(arc);
+        }
+    }
+    let mut best: Option<(f64, Vec<f64>, DeadlineSchedule, f64)> = None;
+    for &theta in thetas {
+        let deadlines: Vec<f64> = (0..m)
+            .map(|j| {
+                let mut cumulative = 0.0;
+                for (k, &f) in charged[j].iter().enumerate() {
+                    cumulative += f;
+                    if f > 0.0 && cumulative >= theta * volumes[j] * (1.0 - FLOAT_SLACK) {
+                        return grid[k];
+                    }
+                }
+                horizon
+            })
+            .collect();
+        let schedule = schedule_by_deadlines(chains, &deadlines, slots)?;
+        let objective = minisum_objective(&schedule, costs);
+        if best.as_ref().map_or(true, |b| objective < b.3) {
+            best = Some((theta, deadlines, schedule, objective));
+        }
+    }
+    let (theta, deadlines, schedule, objective) =
+        best.ok_or_else(|| Error::job("minisum rounding fraction", "[]", "at least one fraction"))?;
+    let lower_bound = certified.max(trivial);
+    Ok(MinisumSchedule { grid, theta, relaxation_cost, lower_bound, charged, deadlines, schedule, objective })
+}
+
+/// `Σ_j w_j(C_j)` of a schedule.
+pub fn minisum_objective(schedule: &DeadlineSchedule, costs: &[Penalty]) -> f64 {
+    schedule.chains.iter().zip(costs).map(|(s, w)| w.eval(s.completion)).sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::greedy::tests::{arb_chains, chain, linear};
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Digest T7: P = 1, two (2, 1) chains with w_1 = t and w_2 = 10t. cost(f) = 23.5, d = (3, 2),
+    /// chain 2 on [0, 2), chain 1 on [2, 4), objective 24.
+    #[test]
+    fn t7_relaxation_and_rounding() {
+        let chains = [chain(&[(2.0, 1)]), chain(&[(2.0, 1)])];
+        let costs = [linear(1.0), linear(10.0)];
+        let out = minisum(&chains, &costs, 1, 1.0, 0.5).unwrap();
+        assert!((out.relaxation_cost - 23.5).abs() < 1e-9, "{}", out.relaxation_cost);
+        assert_eq!(out.charged[1][1], 2.0);
+        assert_eq!(&out.charged[0][2..4], &[1.0, 1.0]);
+        assert_eq!(out.deadlines, vec![3.0, 2.0]);
+        assert_eq!(out.schedule.order, vec![1, 0]);
+        assert_eq!((out.schedule.chains[0].completion, out.schedule.chains[1].completion), (4.0, 2.0));
+        assert_eq!(out.objective, 24.0);
+        assert!(out.objective <= 2.0 * out.relaxation_cost * 3.0);
+    }
+
+    #[test]
+    fn rejects_bad_parameters() {
+        let chains = [chain(&[(2.0, 1)])];
+        let costs = [linear(1.0)];
+        let err = minisum(&chains, &costs, 1, 0.0, 0.5).unwrap_err();
+        assert!(err.to_string().contains("minisum grid step"), "{err}");
+        let err = minisum(&chains, &costs, 1, 1e-9, 0.5).unwrap_err();
+        assert!(err.to_string().contains("chain-slot arcs"), "{err}");
+        assert!(minisum(&chains, &costs, 1, 1.0, 1.0).is_err());
+        assert!(minisum(&chains, &[], 1, 1.0, 0.5).is_err());
+    }
+
+    proptest! {
+        /// Digest §5 invariant 8 (Δ = 1): d_j ≥ ⌈Q_j⌉, Σ_{d_l ≤ d_j} V_l ≤ 2P·d_j,
+        /// Σ w_j(d_j) ≤ 2·cost(f), and C_j ≤ 3·d_j.
+        #[test]
+        fn minisum_invariants((chains, slots) in arb_chains(), weights in proptest::collection::vec(1u32..=10, 6)) {
+            let costs: Vec<Penalty> = (0..chains.len()).map(|j| linear(f64::from(weights[j]))).collect();
+            let out = minisum(&chains, &costs, slots, 1.0, 0.5).unwrap();
+            check_invariant_8(&chains, &costs, slots, &out)?;
+            // Corollary 1: within 6× of cost(f) (which is within the grid rounding of opt).
+            prop_assert!(out.objective <= 6.0 * out.relaxation_cost + 1e-6);
+        }
+    }
+
+    /// The T7 instance on the compressed grid: with ratio 2 the grid is {1, 2, 4, 8} (Q = 2,
+    /// H = 8), charge points coincide with the unit grid's where flow goes, so the result is the
+    /// same; the certified bound charges interval starts: chain 2 at w(Q) = 20, chain 1's two units
+    /// in (2, 4] at w(2) = 2 each → 22.
+    #[test]
+    fn t7_on_the_compressed_grid() {
+        let chains = [chain(&[(2.0, 1)]), chain(&[(2.0, 1)])];
+        let costs = [linear(1.0), linear(10.0)];
+        let grid = compressed_grid(&chains, &costs, 1, 2.0).unwrap();
+        assert_eq!(grid, vec![1.0, 2.0, 4.0, 8.0]);
+        let out = minisum_compressed(&chains, &costs, 1, 2.0, 0.5).unwrap();
+        assert_eq!(out.deadlines, vec![4.0, 2.0]);
+        assert_eq!(out.objective, 24.0);
+        assert!((out.relaxation_cost - 24.0).abs() < 1e-9, "{}", out.relaxation_cost);
+        assert!((out.lower_bound - 22.0).abs() < 1e-9, "{}", out.lower_bound);
+        let unit = minisum(&chains, &costs, 1, 1.0, 0.5).unwrap();
+        assert!((unit.lower_bound - 22.5).abs() < 1e-9, "{}", unit.lower_bound);
+    }
+
+    #[test]
+    fn compressed_grid_has_anchors_and_bounds() {
+        let chains = [chain(&[(30.0, 1)]), chain(&[(2.0, 1)])];
+        let costs = [Penalty::Tardiness { slope: 1.0, due: 20.5 }, Penalty::Steps(vec![(6.5, 1.0), (9.0, 2.0)])];
+        let grid = compressed_grid(&chains, &costs, 1, 2.0).unwrap();
+        // H = 2·2·30 = 120; Q = 30 and 2; step dues ⌊6.5⌋ = 6, 9; tardiness anchor 20 + 1, 2, 4, ….
+        for point in [2.0, 6.0, 9.0, 20.0, 21.0, 22.0, 24.0, 28.0, 30.0, 32.0, 36.0, 52.0, 64.0, 84.0, 120.0] {
+            assert!(grid.contains(&point), "{point} missing from {grid:?}");
+        }
+        assert_eq!(grid.last(), Some(&120.0));
+        assert!(grid.len() < 30, "{}", grid.len());
+        assert!(compressed_grid(&chains, &costs, 1, 1.0).is_err());
+        let err = minisum_on_grid(&chains, &costs, 1, vec![2.0, 1.0], 0.5).unwrap_err();
+        assert!(err.to_string().contains("minisum grid"), "{err}");
+    }
+
+    fn arb_costs(count: usize) -> impl Strategy<Value = Vec<Penalty>> {
+        let one = prop_oneof![
+            (1u32..=10).prop_map(|w| linear(f64::from(w))),
+            (1u32..=10, 0u32..=20).prop_map(|(w, d)| Penalty::Tardiness { slope: f64::from(w), due: f64::from(d) }),
+            (1u32..=10, 0u32..=15, 1u32..=10).prop_map(|(w, d, e)| Penalty::Steps(vec![
+                (f64::from(d), f64::from(w)),
+                (f64::from(d + e), f64::from(2 * w))
+            ])),
+        ];
+        proptest::collection::vec(one, count)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+        /// The documented factor: unit ≤ compressed ≤ r · unit for the relaxation, with costs of all
+        /// three kinds; both certified bounds are below every greedy order's objective (brute force
+        /// over the orders of up to 4 chains) and below the relaxation of their own grid.
+        #[test]
+        fn compressed_within_ratio_of_unit((chains, slots) in arb_chains(), costs in arb_costs(6), ratio in 1.2f64..3.0) {
+            let costs = &costs[..chains.len()];
+            let unit = minisum(&chains, costs, slots, 1.0, 0.5).unwrap();
+            let fast = minisum_compressed(&chains, costs, slots, ratio, 0.5).unwrap();
+            let tol = 1e-6 * unit.relaxation_cost.max(1.0);
+            prop_assert!(unit.relaxation_cost <= fast.relaxation_cost + tol, "{} {}", unit.relaxation_cost, fast.relaxation_cost);
+            prop_assert!(fast.relaxation_cost <= ratio * unit.relaxation_cost + tol, "{} {}", unit.relaxation_cost, fast.relaxation_cost);
+            for out in [&unit, &fast] {
+                prop_assert!(out.lower_bound <= out.relaxation_cost + tol);
+                prop_assert!(out.lower_bound <= out.objective + tol);
+            }
+            if chains.len() <= 4 {
+                let best = crate::flex::testutil::permutations(chains.len()).iter().map(|order| {
+                    let s = super::super::greedy::schedule_in_order(&chains, order, slots).unwrap();
+                    s.iter().zip(costs).map(|(c, w)| w.eval(c.completion)).sum::<f64>()
+                }).fold(f64::INFINITY, f64::min);
+                prop_assert!(unit.lower_bound <= best + tol && fast.lower_bound <= best + tol);
+            }
+        }
+
+        /// Digest §5 invariant 8 holds on the compressed grid too (the proof only uses grid points).
+        #[test]
+        fn compressed_minisum_invariants((chains, slots) in arb_chains(), costs in arb_costs(6)) {
+            let costs = &costs[..chains.len()];
+            let out = minisum_compressed(&chains, costs, slots, 1.5, 0.5).unwrap();
+            check_invariant_8(&chains, costs, slots, &out)?;
+        }
+    }
+
+    /// Digest §5 invariant 8 for one result: `d_j ≥ ⌈Q_j⌉`, `Σ_{d_l ≤ d_j} V_l ≤ 2P·d_j`,
+    /// `C_j ≤ 3·d_j`, every chain's volume charged, and `Σ w_j(d_j) ≤ 2·cost(f)`.
+    fn check_invariant_8(
+        chains: &[PseudoChain],
+        costs: &[Penalty],
+        slots: u32,
+        out: &MinisumSchedule,
+    ) -> std::result::Result<(), TestCaseError> {
+        let p = f64::from(slots);
+        let mut at_deadlines = 0.0;
+        for (j, c) in chains.iter().enumerate() {
+            let d = out.deadlines[j];
+            prop_assert!(d >= earliest_integer_deadline(chain_lower_bound(c, slots)) - 1e-9);
+            let earlier: f64 =
+                chains.iter().zip(&out.deadlines).filter(|(_, &e)| e <= d).map(|(c, _)| c.volume()).sum();
+            prop_assert!(earlier <= 2.0 * p * d + 1e-9);
+            prop_assert!(out.schedule.chains[j].completion <= 3.0 * d + 1e-9);
+            at_deadlines += costs[j].eval(d);
+            let charged: f64 = out.charged[j].iter().sum();
+            prop_assert!((charged - c.volume()).abs() < 1e-9 * c.volume().max(1.0));
+        }
+        prop_assert!(at_deadlines <= 2.0 * out.relaxation_cost + 1e-6);
+        Ok(())
+    }
+}

@@ -1,0 +1,760 @@
+//! The FlowFlex engine policy (`circumflex.policy = flowflex`, paper §3.3 and digest §3.4): every
+//! epoch it rebuilds the FlowFlex problem from the snapshot, solves it and hands the first epoch of
+//! the malleable schedule to the assignment layer as per-job slot targets.
+//!
+//! The problem, per pool of [`ClusterView::pools`] (the paper has one pool; YARN's shared pool is
+//! that case):
+//! - **Flows** are the jobs grouped by `JobSpec.flow.flow_id`; a job without one is a singleton
+//!   flow `job-<id>`. A flow is planned while at least one of its jobs is active.
+//! - **Nodes** are the flow's unfinished jobs: the active ones, and the ones named in any of the
+//!   flow's `mapreduce.workflow.adjacency.*` keys that no job has declared yet (future work).
+//!   Finished and rejected jobs are dropped; precedence through them is already satisfied. Edges
+//!   come from the union of the adjacency keys of the flow's submitted jobs.
+//! - **Ended jobs are remembered here, not in the engine**: the engine retires a job once it ends,
+//!   so the policy keeps, per flow, what the planner needs of its ended jobs (`FlowHistory`:
+//!   finished node names, their adjacency, and their cost and size facts), learnt in
+//!   [`Policy::on_job_finished`]. Without it a finished predecessor would look like a node not yet
+//!   submitted and block its successors forever. **Decision (the paper is silent on memory):** a
+//!   flow's history is dropped once the flow has had no live job for [`FLOW_HISTORY_MS`] (a day):
+//!   a flow whose next job comes later than that is planned as a new flow. An operator refresh
+//!   starts a new policy with no history (a flow in flight across a refresh plans its remaining
+//!   jobs without the finished predecessors' edges, which only frees them earlier).
+//! - **Work** of an active job is its remaining work in all phases (map and reduce coalesced into
+//!   one node, digest §6.13); `δ` is its maximum slots in the pool, capped by its remaining tasks
+//!   (at least 1). A future node's work is the mean total work of the flow's submitted jobs and its
+//!   `δ` the largest of theirs (the paper's "default work prediction"; nothing better is known).
+//! - **Time** is in seconds from `now`. The flow's cost is the objective's penalty (the FLEX
+//!   objective keys, `circumflex.objective`, default `avg_response_time`) built from flow-level
+//!   facts: arrival = earliest submission among its jobs, weight = their largest weight,
+//!   deadline = their latest deadline, SLA steps of the first job that has some, and for stretch the
+//!   isolated time `V/P` of the whole flow (paper: stretch weight 1/work). Linear costs whose zero
+//!   lies in the future (lateness) are shifted so they are non-negative from `now` on, which changes
+//!   no decision: per flow for minisum (a constant), by a common amount for minimax.
+//! - **Stage 2**: minisum objectives run Fig. 6 on a coarse geometric grid (ratio 1.5, no per-flow
+//!   points: [`super::minisum::geometric_grid`], so the network's size does not grow with the number
+//!   of flows) keeping the best of `θ ∈ {0.3, 0.5, 0.7}`; minimax ones run Fig. 8 to a relative tolerance of 1e-3. If a flow's
+//!   adjacency has a cycle, its edges are ignored (its jobs become singleton flows) rather than
+//!   failing the plan; if the solver fails, flows are list-scheduled by their lower bound `Q_j`.
+//! - **Targets**: each job's average slots over the next epoch of the Stage 3 schedule, rounded by
+//!   largest remainder so the pool total never exceeds its capacity, then capped by the job's
+//!   runnable demand and maximum slots. A job with an unfinished predecessor gets 0 (digest §5
+//!   invariant 11; averaging over an epoch could otherwise let it start early). The plan lists flows
+//!   in Stage 2 priority order and records them in [`Plan::flows`].
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::flow::{Flow, FlowJob};
+use super::Instance;
+use crate::flex::metrics::{Aggregate, JobFacts, Objective, Penalty};
+use circumflex_core::config::EngineConfig;
+use circumflex_core::error::Result;
+use circumflex_core::model::{JobId, JobState, Phase, Time};
+use circumflex_core::policy::{
+    pool_demand, slot_bounds, Plan, PlanBuilder, PlanFlow, PlanFlowNode, Policy, Pool, Snapshot,
+};
+
+/// Geometric ratio of the minisum grid used when re-planning (see the module docs).
+const ENGINE_GRID_RATIO: f64 = 1.5;
+
+/// Milliseconds per planning time unit.
+const UNIT_MS: f64 = 1000.0;
+
+/// How long a flow's history outlives its last live job (module docs).
+pub const FLOW_HISTORY_MS: Time = 24 * 3600 * 1000;
+
+/// The FlowFlex policy.
+#[derive(Clone, Debug)]
+pub struct FlowFlexPolicy {
+    objective: Objective,
+    epoch_ms: Time,
+    /// Per flow id: what the planner needs of the flow's ended jobs.
+    history: BTreeMap<String, FlowHistory>,
+}
+
+/// What FlowFlex keeps of a flow's ended jobs (module docs).
+#[derive(Clone, Debug, Default)]
+struct FlowHistory {
+    /// Node names of ended jobs.
+    finished: BTreeSet<String>,
+    /// Union of the ended jobs' adjacency keys.
+    adjacency: BTreeMap<String, Vec<String>>,
+    /// Ended jobs.
+    count: u32,
+    /// Earliest submission among them.
+    earliest_submit: Time,
+    /// Largest weight.
+    weight: f64,
+    /// Latest deadline.
+    deadline: Option<Time>,
+    /// SLA steps of the first ended job that had some.
+    sla: Option<Vec<(f64, f64)>>,
+    /// Their total work, slot-ms.
+    work: f64,
+    /// Largest `min(max_slots, tasks of the wider phase)` among them (before the pool's cap).
+    widest: u32,
+    /// When the last of them ended.
+    last_end_ms: Time,
+}
+
+/// Adds `from`'s successor lists into `into` (no duplicates, first-seen order).
+fn merge_adjacency<'a>(
+    into: &mut BTreeMap<String, Vec<String>>,
+    from: impl IntoIterator<Item = (&'a String, &'a Vec<String>)>,
+) {
+    for (node, to) in from {
+        let list = into.entry(node.clone()).or_default();
+        for t in to {
+            if !list.contains(t) {
+                list.push(t.clone());
+            }
+        }
+    }
+}
+
+impl FlowHistory {
+    fn learn(&mut self, job: &JobState, now: Time) {
+        let Some(flow) = &job.spec.flow else { return };
+        self.finished.insert(flow.node_name.clone());
+        merge_adjacency(&mut self.adjacency, flow.adjacency.iter().map(|(a, b)| (a, b)));
+        self.earliest_submit =
+            if self.count == 0 { job.spec.submit_ms } else { self.earliest_submit.min(job.spec.submit_ms) };
+        self.weight = self.weight.max(job.spec.weight);
+        self.deadline = self.deadline.max(job.spec.deadline_ms);
+        if self.sla.is_none() && !job.spec.sla.is_empty() {
+            self.sla = Some(job.spec.sla.iter().map(|s| (s.deadline_ms as f64, s.penalty)).collect());
+        }
+        self.work += job_total_work(job);
+        let max = job.spec.max_slots.unwrap_or(u32::MAX);
+        self.widest = self.widest.max(max.min(job.spec.maps.tasks.max(job.spec.reduces.tasks)));
+        self.count += 1;
+        self.last_end_ms = self.last_end_ms.max(now);
+    }
+}
+
+/// One unfinished node of a flow.
+#[derive(Clone, Debug)]
+struct Node {
+    name: String,
+    job: Option<JobId>,
+}
+
+/// A flow as the planner sees it.
+#[derive(Clone, Debug)]
+struct FlowView {
+    id: String,
+    nodes: Vec<Node>,
+    /// Edges between unfinished nodes (indices into `nodes`).
+    edges: Vec<(usize, usize)>,
+    /// The flow's live (active) jobs, for facts and estimates.
+    known: Vec<JobId>,
+    /// The flow's ended jobs.
+    ended: FlowHistory,
+}
+
+impl FlowFlexPolicy {
+    /// FlowFlex optimizing `objective`, averaging targets over epochs of `epoch_ms`.
+    pub fn new(objective: Objective, epoch_ms: Time) -> FlowFlexPolicy {
+        FlowFlexPolicy { objective, epoch_ms, history: BTreeMap::new() }
+    }
+
+    /// From `circumflex.objective` (default `avg_response_time`) and `circumflex.epoch.ms`.
+    pub fn from_config(config: &EngineConfig) -> Result<FlowFlexPolicy> {
+        let objective = match config.objective.as_deref() {
+            Some(name) => Objective::parse(name)?,
+            None => Objective::default(),
+        };
+        Ok(FlowFlexPolicy::new(objective, config.epoch_ms))
+    }
+}
+
+/// Groups the snapshot's jobs into flows (module docs), in order of their first active job.
+fn flow_views(snapshot: &Snapshot<'_>, history: &BTreeMap<String, FlowHistory>) -> Vec<FlowView> {
+    let mut by_id: BTreeMap<&str, Vec<JobId>> = BTreeMap::new();
+    for job in snapshot.active_jobs() {
+        if let Some(flow) = &job.spec.flow {
+            by_id.entry(flow.flow_id.as_str()).or_default().push(job.id);
+        }
+    }
+    let mut views = Vec::new();
+    let mut planned: BTreeMap<&str, ()> = BTreeMap::new();
+    for job in snapshot.active_jobs() {
+        let Some(flow) = &job.spec.flow else {
+            views.push(FlowView {
+                id: format!("job-{}", job.id.0),
+                nodes: vec![Node { name: job.spec.name.clone(), job: Some(job.id) }],
+                edges: Vec::new(),
+                known: vec![job.id],
+                ended: FlowHistory::default(),
+            });
+            continue;
+        };
+        if planned.insert(flow.flow_id.as_str(), ()).is_some() {
+            continue;
+        }
+        let known = by_id.get(flow.flow_id.as_str()).cloned().unwrap_or_default();
+        let ended = history.get(flow.flow_id.as_str()).cloned().unwrap_or_default();
+        views.push(build_view(snapshot, &flow.flow_id, known, ended));
+    }
+    views
+}
+
+fn build_view(snapshot: &Snapshot<'_>, flow_id: &str, known: Vec<JobId>, ended: FlowHistory) -> FlowView {
+    // Node name -> active job (a later active job with the same name wins), and finished names.
+    let mut active: BTreeMap<String, JobId> = BTreeMap::new();
+    let mut finished: BTreeSet<String> = ended.finished.clone();
+    let mut adjacency: BTreeMap<String, Vec<String>> = ended.adjacency.clone();
+    for &id in &known {
+        let job = snapshot.job(id);
+        let Some(flow) = &job.spec.flow else { continue };
+        active.insert(flow.node_name.clone(), id);
+        merge_adjacency(&mut adjacency, flow.adjacency.iter().map(|(a, b)| (a, b)));
+    }
+    // An active job's node is unfinished even if an earlier attempt of it finished.
+    for name in active.keys() {
+        finished.remove(name);
+    }
+    let mut names: Vec<String> = Vec::new();
+    let add = |name: &String, names: &mut Vec<String>| {
+        if !finished.contains(name) && !names.contains(name) {
+            names.push(name.clone());
+        }
+    };
+    // Active jobs first in submission order, then future nodes in name order.
+    for &id in &known {
+        if let Some(flow) = &snapshot.job(id).spec.flow {
+            if active.get(&flow.node_name) == Some(&id) {
+                add(&flow.node_name, &mut names);
+            }
+        }
+    }
+    for (from, to) in &adjacency {
+        add(from, &mut names);
+        for t in to {
+            add(t, &mut names);
+        }
+    }
+    let index = |name: &str| names.iter().position(|n| n == name);
+    let mut edges = Vec::new();
+    for (from, to) in &adjacency {
+        for t in to {
+            if let (Some(a), Some(b)) = (index(from), index(t)) {
+                if a != b && !edges.contains(&(a, b)) {
+                    edges.push((a, b));
+                }
+            }
+        }
+    }
+    let nodes = names.iter().map(|n| Node { name: n.clone(), job: active.get(n).copied() }).collect();
+    FlowView { id: flow_id.to_string(), nodes, edges, known, ended }
+}
+
+/// Slots the job could ever use in `pool`: its maximum, capped by its unfinished tasks there.
+fn job_parallelism(job: &JobState, pool: &Pool) -> u32 {
+    let tasks: u32 = pool.phases.iter().map(|&ph| job.phase(ph).remaining()).sum();
+    slot_bounds(job, pool.capacity).1.min(tasks).max(1)
+}
+
+fn job_total_work(job: &JobState) -> f64 {
+    Phase::ALL.iter().map(|&ph| job.total_work(ph)).sum()
+}
+
+/// The flow's cost facts (module docs), with `volume` its estimated total work in slot-ms.
+fn flow_facts(snapshot: &Snapshot<'_>, view: &FlowView, volume: f64, capacity: u32) -> JobFacts {
+    let jobs: Vec<&JobState> = view.known.iter().map(|&id| snapshot.job(id)).collect();
+    let ended = &view.ended;
+    let ended_submit = (ended.count > 0).then_some(ended.earliest_submit);
+    let arrival = jobs.iter().map(|j| j.spec.submit_ms).chain(ended_submit).min().unwrap_or(snapshot.now) as f64;
+    let weight = jobs.iter().map(|j| j.spec.weight).fold(ended.weight.max(f64::MIN_POSITIVE), f64::max);
+    let deadline = jobs.iter().filter_map(|j| j.spec.deadline_ms).chain(ended.deadline).max().map(|d| d as f64);
+    // Ended jobs were submitted before the live ones: theirs is the first SLA.
+    let sla = ended
+        .sla
+        .clone()
+        .or_else(|| {
+            jobs.iter()
+                .find(|j| !j.spec.sla.is_empty())
+                .map(|j| j.spec.sla.iter().map(|s| (s.deadline_ms as f64, s.penalty)).collect())
+        })
+        .unwrap_or_default();
+    JobFacts { arrival, weight, deadline, sla, isolated: (volume / f64::from(capacity.max(1))).max(1.0), tail: 0.0 }
+}
+
+/// The penalty in planning units (seconds from `now`).
+fn relative(cost: Penalty, now: f64) -> Penalty {
+    match cost {
+        Penalty::Linear { slope, origin } => {
+            Penalty::Linear { slope: slope * UNIT_MS, origin: (origin - now) / UNIT_MS }
+        }
+        Penalty::Tardiness { slope, due } => Penalty::Tardiness { slope: slope * UNIT_MS, due: (due - now) / UNIT_MS },
+        Penalty::Steps(steps) => Penalty::Steps(steps.into_iter().map(|(d, c)| ((d - now) / UNIT_MS, c)).collect()),
+        Penalty::Zero => Penalty::Zero,
+    }
+}
+
+/// Makes linear costs non-negative from 0 on (module docs).
+fn shift_linear(costs: &mut [Penalty], aggregate: Aggregate) {
+    let excess = costs
+        .iter()
+        .filter_map(|c| match c {
+            Penalty::Linear { slope, origin } if *origin > 0.0 => Some(slope * origin),
+            _ => None,
+        })
+        .fold(0.0, f64::max);
+    if excess <= 0.0 {
+        return;
+    }
+    for cost in costs.iter_mut() {
+        if let Penalty::Linear { slope, origin } = cost {
+            *origin = match aggregate {
+                Aggregate::MiniSum => origin.min(0.0),
+                Aggregate::MiniMax if *slope > 0.0 => *origin - excess / *slope,
+                Aggregate::MiniMax => origin.min(0.0),
+            };
+        }
+    }
+}
+
+/// A flow before validation: jobs, edges and cost facts.
+type FlowSpec = (Vec<FlowJob>, Vec<(usize, usize)>, JobFacts);
+
+/// The planned flows for one pool: per flow its model, the node of each model job, and its cost.
+fn build_flows(snapshot: &Snapshot<'_>, views: &[FlowView], pool: &Pool, objective: Objective) -> Vec<Flow> {
+    let now = snapshot.now as f64;
+    let mut specs: Vec<FlowSpec> = Vec::with_capacity(views.len());
+    for view in views {
+        let submitted: Vec<&JobState> = view.known.iter().map(|&id| snapshot.job(id)).collect();
+        let ended = &view.ended;
+        let mean_work = (submitted.iter().map(|j| job_total_work(j)).sum::<f64>() + ended.work)
+            / (submitted.len() + ended.count as usize).max(1) as f64;
+        let widest = submitted
+            .iter()
+            .map(|j| slot_bounds(j, pool.capacity).1.min(j.spec.maps.tasks.max(j.spec.reduces.tasks)))
+            .chain((ended.count > 0).then_some(ended.widest.min(pool.capacity)))
+            .max()
+            .unwrap_or(1)
+            .max(1);
+        let jobs: Vec<FlowJob> = view
+            .nodes
+            .iter()
+            .map(|node| match node.job {
+                Some(id) => {
+                    let job = snapshot.job(id);
+                    let work: f64 = Phase::ALL.iter().map(|&ph| job.remaining_work(ph)).sum();
+                    FlowJob { work: (work / UNIT_MS).max(1e-3), max_parallelism: job_parallelism(job, pool) }
+                }
+                None => FlowJob { work: (mean_work / UNIT_MS).max(1e-3), max_parallelism: widest.min(pool.capacity) },
+            })
+            .collect();
+        let volume = jobs.iter().map(|j| j.work * UNIT_MS).sum::<f64>() + ended.work;
+        let facts = flow_facts(snapshot, view, volume, pool.capacity);
+        specs.push((jobs, view.edges.clone(), facts));
+    }
+    let mut costs: Vec<Penalty> = specs.iter().map(|s| relative(objective.penalty(&s.2), now)).collect();
+    shift_linear(&mut costs, objective.aggregate());
+    specs
+        .into_iter()
+        .zip(costs)
+        .map(|((jobs, edges, _), cost)| {
+            // A cyclic adjacency is the submitter's error; plan the jobs without its edges.
+            Flow::new(jobs.clone(), &edges, cost.clone(), pool.capacity)
+                .or_else(|_| Flow::new(jobs.clone(), &[], cost, pool.capacity))
+                .or_else(|_| Flow::new(jobs, &[], Penalty::Zero, pool.capacity))
+        })
+        .collect::<Result<Vec<Flow>>>()
+        .unwrap_or_default()
+}
+
+/// Solves the instance; the greedy by lower bound if the chosen stage fails.
+fn solve(instance: &Instance, objective: Objective) -> Option<super::greedy::DeadlineSchedule> {
+    let outcome = match objective.aggregate() {
+        Aggregate::MiniSum => {
+            let costs = instance.costs();
+            super::minisum::geometric_grid(instance.chains(), instance.slots(), ENGINE_GRID_RATIO)
+                .and_then(|grid| {
+                    super::minisum::minisum_for_planning(
+                        instance.chains(),
+                        &costs,
+                        instance.slots(),
+                        grid,
+                        &[0.3, 0.5, 0.7],
+                    )
+                })
+                .map(|m| m.schedule)
+        }
+        Aggregate::MiniMax => {
+            let lb0 = super::minimax::basic_lower_bound(instance.chains(), &instance.costs(), instance.slots());
+            instance.minimax(1e-3 * lb0.abs().max(1.0)).map(|m| m.schedule)
+        }
+    };
+    outcome.or_else(|_| instance.schedule_by_deadlines(&vec![f64::INFINITY; instance.chains().len()])).ok()
+}
+
+/// Integer targets from fractional averages: floors, then +1 by largest remainder up to the
+/// floor of the total (never above `capacity`), each at most `⌈average⌉`.
+fn round_targets(averages: &[f64], capacity: u32) -> Vec<u32> {
+    let mut out: Vec<u32> = averages.iter().map(|a| (a + 1e-9).floor().max(0.0) as u32).collect();
+    let total = (averages.iter().sum::<f64>() + 1e-9).floor().min(f64::from(capacity)) as u32;
+    let mut given: u32 = out.iter().sum();
+    let mut by_remainder: Vec<usize> = (0..averages.len()).collect();
+    by_remainder.sort_by(|&a, &b| {
+        let (ra, rb) = (averages[a] - f64::from(out[a]), averages[b] - f64::from(out[b]));
+        rb.total_cmp(&ra).then(a.cmp(&b))
+    });
+    for i in by_remainder {
+        if given >= total {
+            break;
+        }
+        if averages[i] - f64::from(out[i]) > 1e-9 {
+            out[i] += 1;
+            given += 1;
+        }
+    }
+    out
+}
+
+impl Policy for FlowFlexPolicy {
+    fn name(&self) -> &'static str {
+        "flowflex"
+    }
+
+    fn on_job_finished(&mut self, snapshot: &Snapshot<'_>, job: JobId) {
+        let Some(state) = snapshot.try_job(job) else { return };
+        if let Some(flow) = &state.spec.flow {
+            self.history.entry(flow.flow_id.clone()).or_default().learn(state, snapshot.now);
+        }
+    }
+
+    fn plan(&mut self, snapshot: &Snapshot<'_>) -> Plan {
+        // Forget flows idle for longer than the history horizon (module docs).
+        if !self.history.is_empty() {
+            let live: BTreeSet<&str> =
+                snapshot.active_jobs().filter_map(|j| j.spec.flow.as_ref()).map(|f| f.flow_id.as_str()).collect();
+            self.history.retain(|id, h| {
+                live.contains(id.as_str()) || h.last_end_ms.saturating_add(FLOW_HISTORY_MS) >= snapshot.now
+            });
+        }
+        let views = flow_views(snapshot, &self.history);
+        let window = (self.epoch_ms.max(1) as f64 / UNIT_MS).max(1e-6);
+        // Per pool: (pool, job ids, their targets), and the Stage 2 flow order of the first pool.
+        let mut results: Vec<(Pool, Vec<(JobId, u32)>)> = Vec::new();
+        let mut order: Vec<JobId> = Vec::new();
+        let mut predicted: Vec<(JobId, Time)> = Vec::new();
+        for pool in snapshot.cluster.pools() {
+            if pool.capacity == 0 || views.is_empty() {
+                continue;
+            }
+            let flows = build_flows(snapshot, &views, &pool, self.objective);
+            let Some(schedule) = Instance::new(flows, pool.capacity)
+                .ok()
+                .and_then(|instance| solve(&instance, self.objective).map(|s| (instance.job_schedules(&s), s.order)))
+            else {
+                continue;
+            };
+            let (pieces, flow_order) = schedule;
+            let mut jobs = Vec::new();
+            let mut averages = Vec::new();
+            for &f in &flow_order {
+                let view = &views[f];
+                for (i, node) in view.nodes.iter().enumerate() {
+                    let Some(id) = node.job else { continue };
+                    let blocked = view.edges.iter().any(|&(_, b)| b == i);
+                    let mine = pieces[f].iter().filter(|p| p.job == i);
+                    let area: f64 =
+                        mine.clone().map(|p| f64::from(p.slots) * (p.end.min(window) - p.start).max(0.0)).sum();
+                    let end = mine.map(|p| p.end).fold(0.0, f64::max);
+                    jobs.push(id);
+                    averages.push(if blocked { 0.0 } else { area / window });
+                    if results.is_empty() {
+                        order.push(id);
+                        predicted.push((id, snapshot.now.saturating_add((end * UNIT_MS).ceil() as Time)));
+                    }
+                }
+            }
+            let targets = round_targets(&averages, pool.capacity);
+            let capped = jobs
+                .iter()
+                .zip(targets)
+                .map(|(&id, t)| {
+                    let job = snapshot.job(id);
+                    (id, t.min(pool_demand(job, &pool)).min(slot_bounds(job, pool.capacity).1))
+                })
+                .collect();
+            results.push((pool, capped));
+        }
+        let mut builder = PlanBuilder::new(snapshot, order);
+        for (pool, targets) in &results {
+            for &(id, slots) in targets {
+                builder.set_pool_target(id, pool, slots);
+            }
+        }
+        for (id, at) in predicted {
+            builder.set_predicted_completion(id, at);
+        }
+        let mut plan = builder.finish();
+        plan.flows = views
+            .iter()
+            .map(|v| PlanFlow {
+                flow_id: v.id.clone(),
+                nodes: v
+                    .nodes
+                    .iter()
+                    .enumerate()
+                    .map(|(i, n)| PlanFlowNode {
+                        name: n.name.clone(),
+                        job: n.job,
+                        predecessors: v.edges.iter().filter(|e| e.1 == i).map(|e| v.nodes[e.0].name.clone()).collect(),
+                    })
+                    .collect(),
+            })
+            .collect();
+        plan
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use circumflex_core::model::{FlowMembership, JobSpec, JobStatus};
+    use circumflex_core::policy::{ClusterView, PoolMode};
+    use proptest::prelude::*;
+
+    type Adjacency<'a> = &'a [(&'a str, &'a [&'a str])];
+
+    fn spec(submit: Time, maps: u32, reduces: u32, flow: Option<(&str, &str, Adjacency<'_>)>) -> JobSpec {
+        let mut s = JobSpec::new(submit, maps, reduces).with_task_ms(2_000, 3_000);
+        s.flow = flow.map(|(id, node, adj)| FlowMembership {
+            flow_id: id.into(),
+            node_name: node.into(),
+            adjacency: adj.iter().map(|(a, b)| (a.to_string(), b.iter().map(|x| x.to_string()).collect())).collect(),
+        });
+        s
+    }
+
+    fn shared(slots: u32) -> ClusterView {
+        ClusterView { map_slots: slots, reduce_slots: 0, mode: PoolMode::Shared, nodes: 1 }
+    }
+
+    /// Plans `jobs` with a fresh policy that was told of every ended job first (as the engine
+    /// does before retiring them).
+    fn plan(objective: Objective, cluster: ClusterView, jobs: &[JobState]) -> Plan {
+        let active: Vec<JobId> = jobs.iter().filter(|j| j.is_active()).map(|j| j.id).collect();
+        let snap = Snapshot::new(10_000, cluster, jobs, &active);
+        let mut policy = FlowFlexPolicy::new(objective, 2_000);
+        for job in jobs.iter().filter(|j| !j.is_active()) {
+            policy.on_job_finished(&snap, job.id);
+        }
+        policy.plan(&snap)
+    }
+
+    fn states(specs: Vec<JobSpec>) -> Vec<JobState> {
+        specs.into_iter().enumerate().map(|(i, s)| JobState::new(JobId(i as u32), s)).collect()
+    }
+
+    fn node<'a>(plan: &'a Plan, flow: &str, name: &str) -> &'a PlanFlowNode {
+        let f = plan.flows.iter().find(|f| f.flow_id == flow).unwrap();
+        f.nodes.iter().find(|n| n.name == name).unwrap()
+    }
+
+    #[test]
+    fn groups_flows_and_knows_unsubmitted_successors() {
+        let chain: Adjacency<'_> = &[("a", &["b"]), ("b", &["c"])];
+        let jobs = states(vec![
+            spec(0, 4, 1, Some(("f1", "a", chain))),
+            spec(0, 6, 0, Some(("f2", "x", &[("x", &["y"])]))),
+            spec(0, 2, 0, None),
+        ]);
+        let out = plan(Objective::AvgResponseTime, shared(10), &jobs);
+        let ids: Vec<&str> = out.flows.iter().map(|f| f.flow_id.as_str()).collect();
+        assert_eq!(ids, vec!["f1", "f2", "job-2"]);
+        assert_eq!(node(&out, "f1", "a").job, Some(JobId(0)));
+        assert_eq!((node(&out, "f1", "b").job, node(&out, "f1", "b").predecessors.clone()), (None, vec!["a".into()]));
+        assert_eq!(node(&out, "f1", "c").predecessors, vec!["b".to_string()]);
+        assert_eq!(node(&out, "f2", "y").predecessors, vec!["x".to_string()]);
+        let total: u32 = out.entries.iter().map(|e| e.target.iter().sum::<u32>()).sum();
+        assert!(total <= 10 && total > 0, "{total}");
+        assert!(out.entries.iter().all(|e| e.predicted_completion_ms.is_some()));
+        let json = serde_json::to_string(&out).unwrap();
+        assert!(json.contains("\"flows\"") && json.contains("\"predecessors\":[\"a\"]"), "{json}");
+        // Other policies' plans serialize without the field.
+        assert!(!serde_json::to_string(&Plan::default()).unwrap().contains("flows"));
+    }
+
+    #[test]
+    fn a_job_waits_for_its_unfinished_predecessor_and_runs_once_it_finished() {
+        let adj: Adjacency<'_> = &[("a", &["b"])];
+        let mut jobs = states(vec![spec(0, 4, 0, Some(("f", "a", adj))), spec(0, 4, 0, Some(("f", "b", adj)))]);
+        let out = plan(Objective::Makespan, shared(8), &jobs);
+        assert_eq!(out.entry(JobId(1)).unwrap().target, [0, 0]);
+        assert_eq!(out.entry(JobId(0)).unwrap().target, [4, 0]);
+        jobs[0].status = JobStatus::Finished;
+        let out = plan(Objective::Makespan, shared(8), &jobs);
+        assert_eq!(out.entry(JobId(1)).unwrap().target, [4, 0]);
+        assert_eq!(out.flows[0].nodes.len(), 1);
+        assert!(out.flows[0].nodes[0].predecessors.is_empty());
+    }
+
+    /// Through the engine, which retires `a` once it ends: `b`, submitted afterwards, must not
+    /// wait for `a` as if it were a node not yet submitted, and the flow's facts keep `a`.
+    #[test]
+    fn a_retired_predecessor_counts_as_finished() {
+        let cfg = EngineConfig { policy: "flowflex".into(), pool_mode: PoolMode::Shared, ..EngineConfig::default() };
+        let mut e = crate::new_engine(cfg).unwrap();
+        let n = e.add_node("h1", "/r1", 4, 0);
+        let adj: Adjacency<'_> = &[("a", &["b"])];
+        let a = e.submit(spec(0, 2, 0, Some(("f", "a", adj))), 0).unwrap().0;
+        for _ in 0..2 {
+            e.task_started(a, Phase::Map, n, circumflex_core::model::Locality::Any, 0).unwrap();
+        }
+        for t in [2_000, 2_100] {
+            e.task_finished(a, Phase::Map, n, t, true, t).unwrap();
+        }
+        assert!(e.job(a).is_none(), "a is retired");
+        let b = e.submit(spec(5_000, 4, 0, Some(("f", "b", &[]))), 5_000).unwrap().0;
+        e.replan(5_000);
+        assert_eq!(e.plan().entry(b).unwrap().target, [4, 0], "{:?}", e.plan());
+        let flow = &e.plan().flows[0];
+        assert_eq!(flow.nodes.len(), 1, "a is not planned as a future node: {flow:?}");
+        assert!(flow.nodes[0].predecessors.is_empty());
+        // Without the history (a fresh policy), b would be blocked by a phantom a.
+        let snap = e.snapshot(5_000);
+        let blind = FlowFlexPolicy::new(Objective::AvgResponseTime, 30_000).plan(&snap);
+        assert_eq!(blind.entry(b).unwrap().target, [0, 0]);
+    }
+
+    #[test]
+    fn flow_history_is_forgotten_after_the_horizon() {
+        let adj: Adjacency<'_> = &[("a", &["b"])];
+        let mut jobs = states(vec![spec(0, 2, 0, Some(("f", "a", adj))), spec(0, 2, 0, Some(("g", "x", &[])))]);
+        jobs[0].status = JobStatus::Finished;
+        let mut policy = FlowFlexPolicy::new(Objective::AvgResponseTime, 2_000);
+        let active = [JobId(1)];
+        policy.on_job_finished(&Snapshot::new(1_000, shared(4), &jobs, &active), JobId(0));
+        policy.plan(&Snapshot::new(1_000 + FLOW_HISTORY_MS, shared(4), &jobs, &active));
+        assert!(policy.history.contains_key("f"), "kept within the horizon");
+        policy.plan(&Snapshot::new(1_001 + FLOW_HISTORY_MS, shared(4), &jobs, &active));
+        assert!(policy.history.is_empty(), "idle longer than the horizon");
+    }
+
+    /// Minisum weighted completion time: the heavy flow is planned first.
+    #[test]
+    fn minisum_prefers_the_heavier_flow() {
+        let mut light = spec(0, 8, 0, Some(("light", "a", &[])));
+        let mut heavy = spec(0, 8, 0, Some(("heavy", "a", &[])));
+        light.weight = 1.0;
+        heavy.weight = 10.0;
+        let out = plan(Objective::WeightedAvgResponseTime, shared(8), &states(vec![light, heavy]));
+        assert_eq!(out.entries[0].job, JobId(1));
+        assert_eq!(out.entry(JobId(1)).unwrap().target, [8, 0]);
+    }
+
+    #[test]
+    fn round_targets_never_exceed_capacity() {
+        assert_eq!(round_targets(&[1.5, 1.5, 1.0], 4), vec![2, 1, 1]);
+        assert_eq!(round_targets(&[0.4, 0.4, 0.4], 2), vec![1, 0, 0]);
+        assert_eq!(round_targets(&[3.0, 2.0], 5), vec![3, 2]);
+    }
+
+    #[test]
+    fn registered_under_its_name() {
+        let config = EngineConfig {
+            policy: "flowflex".into(),
+            objective: Some("max_stretch".into()),
+            ..EngineConfig::default()
+        };
+        assert_eq!(crate::registry::create(&config).unwrap().name(), "flowflex");
+        let bad = EngineConfig { policy: "flowflex".into(), objective: Some("nope".into()), ..EngineConfig::default() };
+        assert!(crate::registry::create(&bad).is_err());
+    }
+
+    /// A random world: flows of up to 5 nodes with forward edges; each node unsubmitted, active or
+    /// finished; random caps and cluster. `(submitted?, finished?, maps, reduces, max_slots)` per node.
+    fn arb_world() -> impl Strategy<Value = (Vec<JobState>, ClusterView, usize)> {
+        let node = (any::<bool>(), 0u8..4, 1u32..8, 0u32..4, proptest::option::of(1u32..6));
+        let flow = (proptest::collection::vec(node, 1..6), proptest::collection::vec(any::<bool>(), 10));
+        let cluster = (1u32..12, 1u32..6, any::<bool>()).prop_map(|(m, r, split)| ClusterView {
+            map_slots: m,
+            reduce_slots: r,
+            mode: if split { PoolMode::Split } else { PoolMode::Shared },
+            nodes: 1,
+        });
+        (proptest::collection::vec(flow, 1..4), cluster, 0usize..7).prop_map(|(flows, cluster, objective)| {
+            let mut specs = Vec::new();
+            let mut finished = Vec::new();
+            for (f, (nodes, edge_bits)) in flows.iter().enumerate() {
+                let names: Vec<String> = (0..nodes.len()).map(|i| format!("n{i}")).collect();
+                let mut bits = edge_bits.iter();
+                let mut adjacency: Vec<(String, Vec<String>)> = Vec::new();
+                for a in 0..nodes.len() {
+                    let succ: Vec<String> = (a + 1..nodes.len())
+                        .filter(|_| *bits.next().unwrap_or(&false))
+                        .map(|b| names[b].clone())
+                        .collect();
+                    adjacency.push((names[a].clone(), succ));
+                }
+                for (i, &(submitted, status, maps, reduces, max)) in nodes.iter().enumerate() {
+                    if !submitted && f > 0 {
+                        continue;
+                    }
+                    let mut s = JobSpec::new(i as Time, maps, reduces).with_task_ms(1_500, 2_500);
+                    s.max_slots = max;
+                    s.weight = 1.0 + i as f64;
+                    s.deadline_ms = Some(5_000 * (i as Time + 1));
+                    s.flow = Some(FlowMembership {
+                        flow_id: format!("f{f}"),
+                        node_name: names[i].clone(),
+                        adjacency: adjacency.clone(),
+                    });
+                    finished.push(status == 0);
+                    specs.push(s);
+                }
+            }
+            let mut jobs = states(specs);
+            for (job, done) in jobs.iter_mut().zip(finished) {
+                if done {
+                    job.status = JobStatus::Finished;
+                }
+            }
+            (jobs, cluster, objective)
+        })
+    }
+
+    proptest! {
+        /// The plan never exceeds any pool's capacity nor a job's maximum slots, gives nothing to a
+        /// job with an unfinished (active or unsubmitted) predecessor, lists every active job once,
+        /// and is deterministic.
+        #[test]
+        fn plan_respects_capacity_precedence_and_caps((jobs, cluster, k) in arb_world()) {
+            let objectives = [
+                Objective::AvgResponseTime, Objective::WeightedAvgStretch, Objective::TotalTardiness,
+                Objective::Makespan, Objective::MaxStretch, Objective::MaxLateness, Objective::TardyJobs,
+            ];
+            let objective = objectives[k];
+            let out = plan(objective, cluster, &jobs);
+            prop_assert_eq!(&plan(objective, cluster, &jobs), &out);
+            let active: Vec<&JobState> = jobs.iter().filter(|j| j.is_active()).collect();
+            prop_assert_eq!(out.entries.len(), active.len());
+            for pool in cluster.pools() {
+                let used: u32 = out.entries.iter().map(|e| pool.phases.iter().map(|ph| e.target[ph.idx()]).sum::<u32>()).sum();
+                prop_assert!(used <= pool.capacity, "{} > {}", used, pool.capacity);
+            }
+            for job in &active {
+                let e = out.entry(job.id).unwrap();
+                let total: u32 = e.target.iter().sum();
+                if let Some(max) = job.spec.max_slots {
+                    prop_assert!(total <= max * 2, "{} > 2 x {}", total, max);
+                    if cluster.mode == PoolMode::Shared {
+                        prop_assert!(total <= max);
+                    }
+                }
+                let flow = job.spec.flow.as_ref().unwrap();
+                let done = |name: &str| jobs.iter().any(|j| {
+                    !j.is_active() && j.spec.flow.as_ref().is_some_and(|f| f.flow_id == flow.flow_id && f.node_name == name)
+                });
+                let blocked = flow.adjacency.iter().any(|(from, to)| to.contains(&flow.node_name) && !done(from));
+                if blocked {
+                    prop_assert_eq!(total, 0, "{} has an unfinished predecessor", flow.node_name);
+                }
+            }
+        }
+    }
+}

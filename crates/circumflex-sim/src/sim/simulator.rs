@@ -1,0 +1,683 @@
+//! The event loop: arrivals, heartbeats, task completions and the epoch timer, driving one [`Engine`].
+//!
+//! Events are kept in a binary heap ordered by time; events at the same instant run in a fixed order of
+//! kinds: arrivals, task completions, the epoch timer, then heartbeats by node index; within a kind, in
+//! the order they were scheduled (a sequence number). The fixed order makes a slot freed at `t` visible to
+//! a heartbeat at `t` however the two were scheduled, which is what lets dormant heartbeats be skipped
+//! without changing any outcome.
+//!
+//! Heartbeats follow Hadoop: node `i` heartbeats every `heartbeat_ms`, its first heartbeat offset by
+//! `i × heartbeat_ms / nodes` (staggered, as TaskTrackers that started at different times are). A
+//! heartbeat from a node with free slots calls `node_update`; the simulator walks the returned choices in
+//! order and launches tasks while the node has free slots of the right pool, reporting each launch with
+//! `task_started`. With the out-of-band option a task completion triggers an immediate heartbeat of its
+//! node, and the node's periodic schedule restarts from it (as a TaskTracker's does).
+//!
+//! **Dormant heartbeats (a speed-up that changes no outcome).** A heartbeat from a node whose free slots
+//! are all in pools with no runnable pending task cannot launch anything and has no effect on the engine
+//! (no choice, no delay-scheduling skip), so such nodes stop scheduling heartbeats. They resume on their
+//! periodic grid (the first grid instant at or after the wake-up, never twice at one instant) when a slot
+//! frees or work becomes runnable; the epoch timer likewise sleeps while no job is active and resumes on
+//! the grid of multiples of the epoch. A heartbeat that does happen offers all the node's free slots, even
+//! in a pool with nothing runnable, because the engine sizes its answer (and so the delay-scheduling skips
+//! it counts) by the total. [`SimConfig::idle_heartbeats`] sends every heartbeat instead; a property test
+//! and the whole SWIM day check that both give the same jobs, tasks and locality.
+//!
+//! **Locality model.** With `replicas > 0`, each map task of an arriving job gets that many distinct random
+//! nodes holding its input (drawn from the run's generator). A choice allowing only node-local (or
+//! rack-local) placement launches a pending map whose data is on the node (or its rack) if one exists,
+//! else it is skipped, which is how delay scheduling is exercised. A map always launches at the best level
+//! available. Without the model every map counts as node-local. Reduces have no locality.
+
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
+
+use rand::RngExt;
+use serde::{Deserialize, Serialize};
+
+use crate::sim::metrics::{isolated_time, JobRecord, LocalityMix, Summary};
+use crate::sim::workload::Workload;
+use crate::sim::{sim_rng, ClusterSpec, SimConfig, SimRng};
+use circumflex_core::engine::{Choice, Engine};
+use circumflex_core::error::{Error, Result};
+use circumflex_core::model::{JobId, JobStatus, Locality, NodeId, Phase, Time};
+use circumflex_core::policy::{Admission, PoolMode};
+
+/// What the simulator does at an instant.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Event {
+    /// The job at this workload index arrives.
+    Arrival(u32),
+    /// A node heartbeats; `generation` must match the node's or the event is stale.
+    Heartbeat { node: u32, generation: u32 },
+    /// A task ends.
+    TaskDone { job: u32, phase: Phase, node: u32, duration: Time },
+    /// The epoch timer fires.
+    Epoch,
+}
+
+impl Event {
+    /// Rank among events at the same instant: arrivals, then completions, then the epoch timer (so a plan
+    /// sees what just happened), then heartbeats by node (so a slot freed at `t` is offered at `t`).
+    fn order(&self) -> (u8, u32) {
+        match *self {
+            Event::Arrival(_) => (0, 0),
+            Event::TaskDone { .. } => (1, 0),
+            Event::Epoch => (2, 0),
+            Event::Heartbeat { node, .. } => (3, node),
+        }
+    }
+}
+
+/// A scheduled event; ordered by time, then [`Event::order`], then scheduling sequence.
+#[derive(Debug)]
+struct Scheduled {
+    time: Time,
+    order: (u8, u32),
+    seq: u64,
+    event: Event,
+}
+
+impl PartialEq for Scheduled {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == std::cmp::Ordering::Equal
+    }
+}
+impl Eq for Scheduled {}
+impl PartialOrd for Scheduled {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Scheduled {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        (self.time, self.order, self.seq).cmp(&(other.time, other.order, other.seq))
+    }
+}
+
+/// One task as it ran (kept when [`SimConfig::record_tasks`] is set).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TaskRecord {
+    /// Workload index of the job.
+    pub job: u32,
+    /// Phase.
+    pub phase: Phase,
+    /// Node index.
+    pub node: u32,
+    /// Launch time, ms.
+    pub start_ms: Time,
+    /// Completion time, ms.
+    pub end_ms: Time,
+    /// Locality it launched at.
+    pub locality: Locality,
+}
+
+/// Everything a run produced. Deterministic: the same configuration and workload give the same value.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SimResult {
+    /// The configuration of the run (seed included).
+    pub config: SimConfig,
+    /// The workload's name.
+    pub workload: String,
+    /// Totals.
+    pub summary: Summary,
+    /// One record per job, in workload order.
+    pub jobs: Vec<JobRecord>,
+    /// One record per task, if requested.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tasks: Vec<TaskRecord>,
+}
+
+/// Per node state of the simulator.
+#[derive(Clone, Debug)]
+struct SimNode {
+    rack: u32,
+    /// Free slots per engine pool index (`[map, reduce]`, or `[all, 0]` when shared).
+    free: [u32; 2],
+    /// Reference instant of the node's periodic heartbeat grid.
+    anchor: Time,
+    /// Last heartbeat instant.
+    last: Option<Time>,
+    /// Whether a (current-generation) heartbeat is scheduled.
+    scheduled: bool,
+    generation: u32,
+}
+
+/// Per job state of the simulator.
+#[derive(Clone, Debug, Default)]
+struct JobRun {
+    engine_id: Option<JobId>,
+    rejected: bool,
+    /// Next reduce index to launch.
+    next_reduce: u32,
+    /// Next map index for launches without locality (or the "any" scan).
+    next_map: u32,
+    /// Maps launched (locality model only).
+    launched: Vec<bool>,
+    /// Pending map indices by node and by rack (locality model; lazily cleaned).
+    by_node: HashMap<u32, Vec<u32>>,
+    by_rack: HashMap<u32, Vec<u32>>,
+    /// Runnable pending tasks last seen in the engine, per pool index.
+    runnable: [u64; 2],
+    start_ms: Option<Time>,
+    finish_ms: Option<Time>,
+}
+
+/// A configured run over one workload. Build with [`Simulation::new`], then [`Simulation::run`].
+pub struct Simulation<'w> {
+    config: SimConfig,
+    workload: &'w Workload,
+    engine: Engine,
+    rng: SimRng,
+    queue: BinaryHeap<Reverse<Scheduled>>,
+    seq: u64,
+    now: Time,
+    nodes: Vec<SimNode>,
+    jobs: Vec<JobRun>,
+    /// Workload index of each engine job id.
+    by_engine_id: Vec<u32>,
+    /// Runnable pending tasks of all jobs, per pool index.
+    runnable: [u64; 2],
+    active: u32,
+    epoch_scheduled: bool,
+    events: u64,
+    busy_ms: i64,
+    tasks_run: u64,
+    locality: LocalityMix,
+    tasks: Vec<TaskRecord>,
+    choices: Vec<Choice>,
+    /// Jobs neither finished nor rejected yet (arrived or not).
+    unfinished: u64,
+    /// Heartbeats in a row that launched nothing while no task was running anywhere.
+    idle_heartbeats: u64,
+    running_tasks: u64,
+}
+
+impl std::fmt::Debug for Simulation<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Simulation").field("now", &self.now).field("events", &self.events).finish()
+    }
+}
+
+impl<'w> Simulation<'w> {
+    /// Prepares a run: validates the configuration, builds the engine with the configured policy
+    /// (an unknown policy is the registry's error) and registers the nodes.
+    pub fn new(mut config: SimConfig, workload: &'w Workload) -> Result<Simulation<'w>> {
+        config.validate()?;
+        config.engine.pool_mode = config.cluster.pool;
+        let mut engine = circumflex_policies::new_engine(config.engine.clone())?;
+        let c = &config.cluster;
+        let cap = c.node_capacity();
+        let mut nodes = Vec::with_capacity(c.nodes as usize);
+        for i in 0..c.nodes {
+            let rack = (i as u64 * c.racks as u64 / c.nodes as u64) as u32;
+            engine.add_node(&format!("node{i}"), &format!("/rack{rack}"), cap[0], cap[1]);
+            let anchor = (i as i64 * config.heartbeat_ms) / c.nodes as i64;
+            nodes.push(SimNode { rack, free: cap, anchor, last: None, scheduled: false, generation: 0 });
+        }
+        let rng = sim_rng(config.seed);
+        let record = config.record_tasks;
+        Ok(Simulation {
+            config,
+            workload,
+            engine,
+            rng,
+            queue: BinaryHeap::with_capacity(workload.jobs.len() + 1024),
+            seq: 0,
+            now: 0,
+            nodes,
+            jobs: vec![JobRun::default(); workload.jobs.len()],
+            by_engine_id: Vec::with_capacity(workload.jobs.len()),
+            runnable: [0, 0],
+            active: 0,
+            epoch_scheduled: false,
+            events: 0,
+            busy_ms: 0,
+            tasks_run: 0,
+            locality: LocalityMix::default(),
+            tasks: if record { Vec::with_capacity(workload.tasks() as usize) } else { Vec::new() },
+            choices: Vec::with_capacity(64),
+            idle_heartbeats: 0,
+            running_tasks: 0,
+            unfinished: workload.jobs.len() as u64,
+        })
+    }
+
+    /// The engine being driven (for inspection in tests).
+    pub fn engine(&self) -> &Engine {
+        &self.engine
+    }
+
+    fn schedule(&mut self, time: Time, event: Event) {
+        self.seq += 1;
+        self.queue.push(Reverse(Scheduled { time, order: event.order(), seq: self.seq, event }));
+    }
+
+    /// Runs to the end (every job finished or rejected) and returns the result.
+    pub fn run(self) -> Result<SimResult> {
+        self.run_with_progress(|_, _| {})
+    }
+
+    /// Like [`Simulation::run`], calling `progress(jobs_done, jobs_total)` every few thousand events.
+    pub fn run_with_progress(mut self, mut progress: impl FnMut(u64, u64)) -> Result<SimResult> {
+        for i in 0..self.workload.jobs.len() {
+            let at = self.workload.jobs[i].spec.submit_ms;
+            self.schedule(at, Event::Arrival(i as u32));
+        }
+        if self.config.idle_heartbeats {
+            for ni in 0..self.nodes.len() {
+                let at = self.nodes[ni].anchor;
+                self.schedule_heartbeat(ni, at);
+            }
+        }
+        let total = self.workload.jobs.len() as u64;
+        let mut done = 0u64;
+        while let Some(Reverse(Scheduled { time, event, .. })) = self.queue.pop() {
+            self.now = time;
+            self.events += 1;
+            match event {
+                Event::Arrival(i) => {
+                    self.on_arrival(i as usize)?;
+                    if self.jobs[i as usize].rejected {
+                        done += 1;
+                        self.unfinished -= 1;
+                    }
+                }
+                Event::Heartbeat { node, generation } => self.on_heartbeat(node, generation)?,
+                Event::TaskDone { job, phase, node, duration } => {
+                    if self.on_task_done(job as usize, phase, node, duration)? {
+                        done += 1;
+                        self.unfinished -= 1;
+                    }
+                }
+                Event::Epoch => self.on_epoch(),
+            }
+            if self.events & 0x3fff == 0 {
+                progress(done, total);
+            }
+        }
+        progress(done, total);
+        Ok(self.finish())
+    }
+
+    // ----- events ------------------------------------------------------------------------
+
+    fn on_arrival(&mut self, i: usize) -> Result<()> {
+        let now = self.now;
+        let spec = self.workload.jobs[i].spec.clone();
+        let (id, admission) = self.engine.submit(spec, now)?;
+        debug_assert_eq!(id.0 as usize, self.by_engine_id.len());
+        self.by_engine_id.push(i as u32);
+        if let Admission::Reject { .. } = admission {
+            self.jobs[i].rejected = true;
+            return Ok(());
+        }
+        self.jobs[i].engine_id = Some(id);
+        self.active += 1;
+        if self.config.replicas > 0 {
+            self.place_replicas(i);
+        }
+        self.refresh_runnable(i);
+        if !self.epoch_scheduled {
+            let e = self.config.engine.epoch_ms;
+            let next = (now / e + 1) * e;
+            self.epoch_scheduled = true;
+            self.schedule(next, Event::Epoch);
+        }
+        Ok(())
+    }
+
+    fn place_replicas(&mut self, i: usize) {
+        let maps = self.workload.jobs[i].map_ms.len();
+        let n = self.config.cluster.nodes;
+        let r = self.config.replicas.min(n) as usize;
+        let mut run = std::mem::take(&mut self.jobs[i]);
+        run.launched = vec![false; maps];
+        let mut chosen: Vec<u32> = Vec::with_capacity(r);
+        for task in 0..maps as u32 {
+            chosen.clear();
+            while chosen.len() < r {
+                let node = self.rng.random_range(0..n);
+                if !chosen.contains(&node) {
+                    chosen.push(node);
+                }
+            }
+            for &node in &chosen {
+                run.by_node.entry(node).or_default().push(task);
+            }
+            // A task with several replicas on one rack is listed once for that rack.
+            let mut racks: Vec<u32> = chosen.iter().map(|&node| self.nodes[node as usize].rack).collect();
+            racks.sort_unstable();
+            racks.dedup();
+            for rack in racks {
+                run.by_rack.entry(rack).or_default().push(task);
+            }
+        }
+        // Lists are consumed from the end: reverse so lower task indices launch first.
+        for v in run.by_node.values_mut().chain(run.by_rack.values_mut()) {
+            v.reverse();
+        }
+        self.jobs[i] = run;
+    }
+
+    fn on_heartbeat(&mut self, node: u32, generation: u32) -> Result<()> {
+        let ni = node as usize;
+        if self.nodes[ni].generation != generation {
+            self.events -= 1; // superseded by an out-of-band heartbeat: not an event of the run
+            return Ok(());
+        }
+        let now = self.now;
+        {
+            let n = &mut self.nodes[ni];
+            n.scheduled = false;
+            n.anchor = now;
+            n.last = Some(now);
+        }
+        let always = self.config.idle_heartbeats;
+        if always || self.useful(ni) {
+            // The true free slots, even in pools with nothing runnable: the engine bounds the choices of
+            // one heartbeat (delay-scheduling skips included) by the node's total free slots.
+            let free = self.nodes[ni].free;
+            let choices = self.engine.node_update(NodeId(node), free, now)?;
+            self.choices.clear();
+            self.choices.extend_from_slice(choices);
+            let mut launched = 0;
+            for k in 0..self.choices.len() {
+                let c = self.choices[k];
+                launched += self.launch(c, ni)?;
+            }
+            self.check_progress(launched)?;
+        }
+        let again = if always { self.unfinished > 0 } else { self.useful(ni) };
+        if again && !self.nodes[ni].scheduled {
+            let next = now + self.config.heartbeat_ms;
+            self.schedule_heartbeat(ni, next);
+        }
+        Ok(())
+    }
+
+    /// Guards against a policy that never launches anything on an idle cluster (a bug, reported as an
+    /// error instead of an endless run).
+    fn check_progress(&mut self, launched: u32) -> Result<()> {
+        if launched > 0 || self.running_tasks > 0 || self.runnable == [0, 0] {
+            self.idle_heartbeats = 0;
+            return Ok(());
+        }
+        self.idle_heartbeats += 1;
+        let cfg = &self.config.engine;
+        let patience =
+            (cfg.node_locality_delay as u64 + cfg.rack_locality_delay as u64 + 4) * (self.nodes.len() as u64 + 1) * 4
+                + 10_000;
+        if self.idle_heartbeats > patience {
+            return Err(Error::config(
+                circumflex_core::config::KEY_POLICY,
+                &cfg.policy,
+                format!(
+                    "a policy that launches runnable tasks on an idle cluster (simulation stalled at {} ms \
+                     with {} runnable tasks)",
+                    self.now,
+                    self.runnable[0] + self.runnable[1]
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    fn on_task_done(&mut self, wi: usize, phase: Phase, node: u32, duration: Time) -> Result<bool> {
+        let now = self.now;
+        let ni = node as usize;
+        let pool = self.pool_of(phase);
+        self.nodes[ni].free[pool] += 1;
+        self.running_tasks -= 1;
+        let id = self.jobs[wi].engine_id.ok_or(Error::UnknownId { kind: "job", id: wi as i64 })?;
+        self.engine.task_finished(id, phase, NodeId(node), duration, true, now)?;
+        let finished = self.engine.job_status(id) == Some(JobStatus::Finished);
+        if finished {
+            self.jobs[wi].finish_ms = Some(now);
+            self.active -= 1;
+        }
+        self.refresh_runnable(wi);
+        if self.config.out_of_band_heartbeat {
+            // Sent even when it cannot launch anything: it restarts the node's periodic schedule.
+            let n = &mut self.nodes[ni];
+            n.generation = n.generation.wrapping_add(1);
+            n.scheduled = false;
+            self.schedule_heartbeat(ni, now);
+        } else {
+            self.wake(ni);
+        }
+        Ok(finished)
+    }
+
+    fn on_epoch(&mut self) {
+        self.epoch_scheduled = false;
+        self.engine.tick(self.now);
+        if self.active > 0 {
+            self.epoch_scheduled = true;
+            let next = self.now + self.config.engine.epoch_ms;
+            self.schedule(next, Event::Epoch);
+        }
+    }
+
+    // ----- launching ---------------------------------------------------------------------
+
+    /// Launches tasks of one choice on node `ni` while it has free slots; returns how many.
+    fn launch(&mut self, c: Choice, ni: usize) -> Result<u32> {
+        let pool = self.pool_of(c.phase);
+        let wi = self
+            .by_engine_id
+            .get(c.job.0 as usize)
+            .copied()
+            .ok_or(Error::UnknownId { kind: "job", id: c.job.0 as i64 })? as usize;
+        let mut launched = 0;
+        while launched < c.count && self.nodes[ni].free[pool] > 0 {
+            let picked = match c.phase {
+                Phase::Reduce => self.pick_reduce(wi),
+                Phase::Map => self.pick_map(wi, ni, c.locality),
+            };
+            let Some((task, locality)) = picked else { break };
+            let accelerated = self.engine.nodes().get(ni).is_some_and(|n| n.accelerated);
+            let duration = self.workload.jobs[wi].duration_on(c.phase, task as usize, accelerated)?;
+            self.engine.task_started(c.job, c.phase, NodeId(ni as u32), locality, self.now)?;
+            self.nodes[ni].free[pool] -= 1;
+            self.running_tasks += 1;
+            self.busy_ms += duration;
+            self.tasks_run += 1;
+            if c.phase == Phase::Map {
+                match locality {
+                    Locality::Node => self.locality.node += 1,
+                    Locality::Rack => self.locality.rack += 1,
+                    Locality::Any => self.locality.any += 1,
+                }
+            }
+            self.jobs[wi].start_ms.get_or_insert(self.now);
+            let end = self.now + duration;
+            if self.config.record_tasks {
+                let rec = TaskRecord {
+                    job: wi as u32,
+                    phase: c.phase,
+                    node: ni as u32,
+                    start_ms: self.now,
+                    end_ms: end,
+                    locality,
+                };
+                self.tasks.push(rec);
+            }
+            self.schedule(end, Event::TaskDone { job: wi as u32, phase: c.phase, node: ni as u32, duration });
+            launched += 1;
+        }
+        if launched > 0 {
+            self.refresh_runnable(wi);
+        }
+        Ok(launched)
+    }
+
+    fn pick_reduce(&mut self, wi: usize) -> Option<(u32, Locality)> {
+        let run = &mut self.jobs[wi];
+        if (run.next_reduce as usize) < self.workload.jobs[wi].reduce_ms.len() {
+            run.next_reduce += 1;
+            Some((run.next_reduce - 1, Locality::Any))
+        } else {
+            None
+        }
+    }
+
+    fn pick_map(&mut self, wi: usize, ni: usize, allowed: Locality) -> Option<(u32, Locality)> {
+        let maps = self.workload.jobs[wi].map_ms.len() as u32;
+        let rack = self.nodes[ni].rack;
+        let run = &mut self.jobs[wi];
+        if self.config.replicas == 0 {
+            if run.next_map < maps {
+                run.next_map += 1;
+                return Some((run.next_map - 1, Locality::Node));
+            }
+            return None;
+        }
+        fn pop_unlaunched(list: Option<&mut Vec<u32>>, launched: &[bool]) -> Option<u32> {
+            let list = list?;
+            while let Some(t) = list.pop() {
+                if !launched[t as usize] {
+                    return Some(t);
+                }
+            }
+            None
+        }
+        let mut pick = pop_unlaunched(run.by_node.get_mut(&(ni as u32)), &run.launched).map(|t| (t, Locality::Node));
+        if pick.is_none() && allowed >= Locality::Rack {
+            pick = pop_unlaunched(run.by_rack.get_mut(&rack), &run.launched).map(|t| (t, Locality::Rack));
+        }
+        if pick.is_none() && allowed >= Locality::Any {
+            while run.next_map < maps && run.launched[run.next_map as usize] {
+                run.next_map += 1;
+            }
+            if run.next_map < maps {
+                pick = Some((run.next_map, Locality::Any));
+            }
+        }
+        let (task, _) = pick?;
+        run.launched[task as usize] = true;
+        pick
+    }
+
+    // ----- heartbeat bookkeeping -----------------------------------------------------------
+
+    #[inline]
+    fn pool_of(&self, phase: Phase) -> usize {
+        match self.config.cluster.pool {
+            PoolMode::Split => phase.idx(),
+            PoolMode::Shared => 0,
+        }
+    }
+
+    /// Whether a heartbeat of the node could launch something: a free slot in a pool with runnable work.
+    #[inline]
+    fn useful(&self, ni: usize) -> bool {
+        let f = self.nodes[ni].free;
+        (f[0] > 0 && self.runnable[0] > 0) || (f[1] > 0 && self.runnable[1] > 0)
+    }
+
+    fn schedule_heartbeat(&mut self, ni: usize, at: Time) {
+        let n = &mut self.nodes[ni];
+        n.scheduled = true;
+        let generation = n.generation;
+        self.schedule(at, Event::Heartbeat { node: ni as u32, generation });
+    }
+
+    /// Schedules a dormant node's next heartbeat on its periodic grid.
+    fn wake(&mut self, ni: usize) {
+        if self.nodes[ni].scheduled || !self.useful(ni) {
+            return;
+        }
+        let hb = self.config.heartbeat_ms;
+        let n = &self.nodes[ni];
+        let mut at = if self.now <= n.anchor { n.anchor } else { n.anchor + (self.now - n.anchor + hb - 1) / hb * hb };
+        if n.last == Some(at) {
+            at += hb;
+        }
+        self.schedule_heartbeat(ni, at);
+    }
+
+    /// Re-reads the job's runnable pending tasks from the engine; wakes the nodes with free slots in a
+    /// pool that goes from nothing runnable to something runnable.
+    fn refresh_runnable(&mut self, wi: usize) {
+        let mut now_runnable = [0u64; 2];
+        if let Some(j) = self.jobs[wi].engine_id.and_then(|id| self.engine.job(id)) {
+            for ph in Phase::ALL {
+                if j.runnable(ph) {
+                    now_runnable[self.pool_of(ph)] += j.phase(ph).pending as u64;
+                }
+            }
+        }
+        let mut woke = false;
+        for (b, &now) in now_runnable.iter().enumerate() {
+            let before = self.runnable[b];
+            self.runnable[b] = before - self.jobs[wi].runnable[b] + now;
+            woke |= before == 0 && self.runnable[b] > 0;
+        }
+        self.jobs[wi].runnable = now_runnable;
+        if woke {
+            for ni in 0..self.nodes.len() {
+                self.wake(ni);
+            }
+        }
+    }
+
+    // ----- results -----------------------------------------------------------------------
+
+    fn finish(self) -> SimResult {
+        let cluster: &ClusterSpec = &self.config.cluster;
+        let records: Vec<JobRecord> = self
+            .workload
+            .jobs
+            .iter()
+            .zip(&self.jobs)
+            .enumerate()
+            .map(|(i, (job, run))| {
+                let iso = isolated_time(job, cluster);
+                let response = run.finish_ms.map(|f| f - job.spec.submit_ms);
+                JobRecord {
+                    index: i as u32,
+                    external_id: job.spec.external_id.clone(),
+                    arrival_ms: job.spec.submit_ms,
+                    start_ms: run.start_ms,
+                    finish_ms: run.finish_ms,
+                    response_ms: response,
+                    isolated_ms: iso,
+                    stretch: response.map(|r| r as f64 / iso as f64),
+                    deadline_ms: job.spec.deadline_ms,
+                    tardiness_ms: match (job.spec.deadline_ms, run.finish_ms) {
+                        (Some(d), Some(f)) => Some((f - d).max(0)),
+                        _ => None,
+                    },
+                    weight: job.spec.weight,
+                    maps: job.spec.maps.tasks,
+                    reduces: job.spec.reduces.tasks,
+                    rejected: run.rejected,
+                }
+            })
+            .collect();
+        let label = policy_label(&self.config.engine.policy, self.config.engine.objective.as_deref());
+        let mut summary = Summary::from_jobs(&label, &records, self.busy_ms, cluster.total_slots());
+        let stats = self.engine.stats();
+        summary.tasks = self.tasks_run;
+        summary.locality = self.locality;
+        summary.events = self.events;
+        summary.heartbeats = stats.node_updates;
+        summary.plans = stats.plans;
+        SimResult {
+            config: self.config,
+            workload: self.workload.name.clone(),
+            summary,
+            jobs: records,
+            tasks: self.tasks,
+        }
+    }
+}
+
+/// `policy` or `policy:objective`, the label used in tables and file names.
+pub fn policy_label(policy: &str, objective: Option<&str>) -> String {
+    match objective {
+        Some(o) => format!("{policy}:{o}"),
+        None => policy.to_string(),
+    }
+}
