@@ -8,7 +8,7 @@ GRADLE_FLAGS ?= --console=plain
 CARGO ?= cargo
 APT := $(shell command -v sudo >/dev/null 2>&1 && [ "$$(id -u)" != 0 ] && echo sudo) apt-get
 
-.PHONY: demo test setup rust-test native-check java-test jar mrv1-replay ui-test sls jni-bench gridmix gridmix-loaded clean fuzz soak
+.PHONY: demo test setup rust-test native-check java-test jar mrv1-replay ui-test sls jni-bench gridmix gridmix-loaded clean fuzz soak scan-bench
 
 ## The main job: a small workload on an embedded MiniMRYarnCluster under fifo and fair; prints
 ## per-job response times and their mean per policy.
@@ -203,6 +203,13 @@ ui-test: setup
 ## Options: make sls SLS_ARGS="--jobs 100 --schedulers circumflex:flex,fair"
 sls: setup
 	$(GRADLE) $(GRADLE_FLAGS) -q :integration-tests:sls:sls $(if $(SLS_ARGS),-PslsArgs="$(SLS_ARGS)")
+
+## Shared scans on YARN MapReduce (docs/shared-scans.md): CIRCUMFLEX with sharing vs FLEX without, Poisson
+## arrivals over a generated dataset on mini clusters; writes results/shared-scans/. Not part of `make test`.
+## Options: make scan-bench SCAN_BENCH_ARGS="--mib 1024 --jobs 6 --rounds 3 --gap-s 20 --seed 1 --out results/shared-scans"
+scan-bench: setup
+	flock /tmp/circumflex-jvm.lock $(GRADLE) $(GRADLE_FLAGS) -q :integration-tests:sharedscan:scanBench \
+	  $(if $(SCAN_BENCH_ARGS),-PscanBenchArgs="$(SCAN_BENCH_ARGS)")
 
 setup:
 	@command -v $(CARGO) >/dev/null || { echo "cargo (Rust >= 1.80) is required: see https://rustup.rs" >&2; exit 1; }

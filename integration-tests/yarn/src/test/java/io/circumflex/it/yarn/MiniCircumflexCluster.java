@@ -19,7 +19,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ResourceScheduler
  * scheduler, sized for a 2-core machine (4 concurrent tasks besides the AMs), plus a runner for concurrent MapReduce sleep jobs that
  * records each job's timeline. Shared by the integration tests and {@link Demo}.
  */
-final class MiniCircumflexCluster implements AutoCloseable {
+public final class MiniCircumflexCluster implements AutoCloseable {
   /** Container sizes (MB): every task is one slot (= minimum allocation); an AM is two. */
   static final int SLOT_MB = 256;
   static final int AM_MB = 512;
@@ -45,6 +45,19 @@ final class MiniCircumflexCluster implements AutoCloseable {
    * one of the single-node cluster. With more than one, lost NodeManagers expire after 6 s, not 10 min.
    */
   static MiniCircumflexCluster start(String name, Map<String, String> circumflexKeys, int jobs, int nodeManagers) {
+    MiniMRYarnCluster mr = new MiniMRYarnCluster(name, nodeManagers);
+    mr.init(configuration(name, circumflexKeys, jobs, nodeManagers));
+    mr.start();
+    return new MiniCircumflexCluster(mr);
+  }
+
+  /**
+   * The configuration {@link #start(String, Map, int, int)} starts its cluster with (it also points
+   * {@code test.build.data} and {@code hadoop.tmp.dir} under {@code circumflex.it.workdir}). Public for
+   * the shared-scan integration test, which adds HDFS and ZooKeeper to the same YARN set-up.
+   */
+  public static Configuration configuration(String name, Map<String, String> circumflexKeys, int jobs,
+      int nodeManagers) {
     final int nmMb = jobs * AM_MB + TASK_SLOTS * SLOT_MB;
     Configuration conf = new YarnConfiguration();
     conf.setClass(YarnConfiguration.RM_SCHEDULER, CircumflexScheduler.class, ResourceScheduler.class);
@@ -79,10 +92,7 @@ final class MiniCircumflexCluster implements AutoCloseable {
       // Node-loss tests: a stopped NodeManager that did not unregister expires in seconds, not 10 min.
       conf.setInt(YarnConfiguration.RM_NM_EXPIRY_INTERVAL_MS, 6000);
     }
-    MiniMRYarnCluster mr = new MiniMRYarnCluster(name, nodeManagers);
-    mr.init(conf);
-    mr.start();
-    return new MiniCircumflexCluster(mr);
+    return conf;
   }
 
   /** The underlying mini cluster (NodeManagers, ResourceManager, configuration). */
