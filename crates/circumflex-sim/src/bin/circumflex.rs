@@ -586,7 +586,7 @@ fn main_result() -> Result<()> {
             };
             print!("{}", result.to_markdown());
             let command = result.command(&out);
-            result.write_report(&out, &command, study::DISCUSSION)?;
+            result.write_report(&out, &command, &circumflex_sim::studies::discussion("circumflex")?)?;
             eprintln!("wrote {} in {:.1} s", out.display(), result.seconds);
         }
         Command::Reproduce { study: Study::AdaptiveCh3 { seeds, out } } => {
