@@ -7,6 +7,13 @@ use crate::policy::{pool_demand, Plan, PlanBuilder, Policy, Snapshot};
 #[derive(Debug, Default)]
 pub struct Fifo;
 
+impl Fifo {
+    /// The registry's constructor (Fifo has no keys of its own).
+    pub fn from_config(_cfg: &crate::config::EngineConfig) -> crate::error::Result<Fifo> {
+        Ok(Fifo)
+    }
+}
+
 impl Policy for Fifo {
     fn name(&self) -> &'static str {
         "fifo"
