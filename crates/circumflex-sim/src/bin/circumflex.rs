@@ -506,7 +506,7 @@ fn main_result() -> Result<()> {
     let registered = format!(
         "Registered policies: {}.\nFLEX objectives (flex:OBJECTIVE or --objective): avg_response_time, \
          avg_stretch, max_stretch, max_response_time, total_tardiness, tardy_jobs, max_lateness, ... \
-         (see rust-core/src/flex/metrics.rs).",
+         (see crates/circumflex-policies/src/flex/metrics.rs).",
         circumflex_policies::POLICY_NAMES.join(", ")
     );
     let command = Cli::command()
@@ -705,6 +705,8 @@ fn main_result() -> Result<()> {
 }
 
 fn main() {
+    // RUST_LOG=info (or e.g. circumflex_core::engine=debug) shows the engine's and policies' records.
+    env_logger::init();
     if let Err(e) = main_result() {
         eprintln!("circumflex: {e}");
         std::process::exit(1);
