@@ -1,7 +1,8 @@
 //! The policy registry: maps `circumflex.policy` names to constructors. It sits at the top of the
 //! policies crate, above every policy and the core's engine, so neither knows a policy by name.
 //!
-//! Add a policy by adding its family module to the crate, an arm in [`create`] and its name in
+//! Add a policy by adding its family module to the crate (the policy in `<family>/policy.rs`, built by
+//! `from_config(&EngineConfig) -> Result<Self>` like every other), a row in `REGISTRY` and its name in
 //! [`POLICY_NAMES`]. [`create`] is also where a configuration's policy-specific keys are validated:
 //! hosts call it (or [`new_engine`]) once per create or refresh.
 
@@ -26,32 +27,43 @@ pub const POLICY_NAMES: &[&str] = &[
     "flowflex",
 ];
 
+/// A policy constructor: every policy has the same one, `from_config(&EngineConfig) -> Result<Self>`,
+/// which reads and validates the policy's own keys.
+type Constructor = fn(&EngineConfig) -> Result<Box<dyn Policy>>;
+
+fn boxed<P: Policy + 'static>(policy: Result<P>) -> Result<Box<dyn Policy>> {
+    Ok(Box::new(policy?))
+}
+
+/// Name → constructor, in [`POLICY_NAMES`] order (a test checks the two agree).
+const REGISTRY: &[(&str, Constructor)] = &[
+    ("fifo", |c| boxed(fifo::Fifo::from_config(c))),
+    ("fair", |c| boxed(fair::Fair::from_config(c))),
+    ("flex", |c| boxed(crate::flex::FlexPolicy::from_config(c))),
+    ("circumflex", |c| boxed(crate::circumflex::policy::CircumflexPolicy::from_config(c))),
+    ("asrpt", |c| boxed(crate::asrpt::policy::AsrptPolicy::from_config(c))),
+    ("rtmr", |c| boxed(crate::rtmr::policy::RtmrPolicy::from_config(c))),
+    ("deadline-constraint", |c| boxed(crate::rtmr::dc::DeadlineConstraint::from_config(c))),
+    ("adaptive", |c| boxed(crate::adaptive::policy::AdaptivePolicy::from_config(c))),
+    ("ras", |c| boxed(crate::adaptive::ras::policy::RasPolicy::from_config(c))),
+    ("reverse-adaptive", |c| boxed(crate::adaptive::ras::policy::RasPolicy::reverse_from_config(c))),
+    ("flowflex", |c| boxed(crate::flowflex::policy::FlowFlexPolicy::from_config(c))),
+];
+
 /// Builds the configured policy, validating its parameters.
 pub fn create(config: &EngineConfig) -> Result<Box<dyn Policy>> {
-    match config.policy.as_str() {
-        "fifo" => Ok(Box::new(fifo::Fifo)),
-        "fair" => Ok(Box::new(fair::Fair)),
-        "flex" => Ok(Box::new(crate::flex::FlexPolicy::from_config(config)?)),
-        "circumflex" => Ok(Box::new(crate::circumflex::policy::CircumflexPolicy::from_config(config)?)),
-        "asrpt" => Ok(Box::new(crate::asrpt::policy::AsrptPolicy)),
-        "flowflex" => Ok(Box::new(crate::flowflex::policy::FlowFlexPolicy::from_config(config)?)),
-        "adaptive" => Ok(Box::new(crate::adaptive::scheduler::AdaptivePolicy::new(
-            crate::adaptive::scheduler::AdaptiveConfig::from_engine(config)?,
-        ))),
-        "ras" => Ok(Box::new(crate::adaptive::ras::policy::RasPolicy::from_config(config, false)?)),
-        "reverse-adaptive" => Ok(Box::new(crate::adaptive::ras::policy::RasPolicy::from_config(config, true)?)),
-        "deadline-constraint" => Ok(Box::new(crate::rtmr::dc::DeadlineConstraint::from_engine(config)?)),
-        "rtmr" => {
-            Ok(Box::new(crate::rtmr::policy::RtmrPolicy::new(crate::rtmr::policy::RtmrConfig::from_engine(config)?)))
-        }
-        #[cfg(feature = "test-policies")]
-        "test-panic" => Ok(Box::new(test_panic::PanicOnPlan)),
-        other => Err(Error::config(
-            circumflex_core::config::KEY_POLICY,
-            other,
-            format!("one of {}", POLICY_NAMES.join(", ")),
-        )),
+    if let Some((_, constructor)) = REGISTRY.iter().find(|(name, _)| *name == config.policy) {
+        return constructor(config);
     }
+    #[cfg(feature = "test-policies")]
+    if config.policy == "test-panic" {
+        return Ok(Box::new(test_panic::PanicOnPlan));
+    }
+    Err(Error::config(
+        circumflex_core::config::KEY_POLICY,
+        &config.policy,
+        format!("one of {}", POLICY_NAMES.join(", ")),
+    ))
 }
 
 /// Builds the configured policy and an engine around it: the one way hosts and the lab create an
@@ -93,6 +105,11 @@ mod tests {
         let cfg = EngineConfig::from_pairs([("circumflex.policy", "lottery")]).unwrap();
         let err = create(&cfg).err().map(|e| e.to_string()).unwrap_or_default();
         assert!(err.contains("circumflex.policy") && err.contains("lottery") && err.contains("fifo"), "{err}");
+    }
+
+    #[test]
+    fn the_names_and_the_table_agree() {
+        assert_eq!(POLICY_NAMES, REGISTRY.iter().map(|(name, _)| *name).collect::<Vec<_>>());
     }
 
     #[test]

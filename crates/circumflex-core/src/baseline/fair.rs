@@ -19,6 +19,13 @@ type DemandMin = (u32, u32);
 #[derive(Debug, Default)]
 pub struct Fair;
 
+impl Fair {
+    /// The registry's constructor (Fair has no keys of its own).
+    pub fn from_config(_cfg: &crate::config::EngineConfig) -> crate::error::Result<Fair> {
+        Ok(Fair)
+    }
+}
+
 /// Heap entry: smallest `slots / weight` first, then FIFO.
 struct Share {
     slots: u32,

@@ -13,6 +13,13 @@ type FifoKey = (Reverse<i32>, Time, JobId);
 #[derive(Debug, Default)]
 pub struct Fifo;
 
+impl Fifo {
+    /// The registry's constructor (Fifo has no keys of its own).
+    pub fn from_config(_cfg: &crate::config::EngineConfig) -> crate::error::Result<Fifo> {
+        Ok(Fifo)
+    }
+}
+
 impl Policy for Fifo {
     fn name(&self) -> &'static str {
         "fifo"

@@ -349,7 +349,7 @@ pub extern "system" fn Java_io_circumflex_nativeapi_NativeEngine_nativeNodeUpdat
             }
             let written = ops::node_update(h, node, free_map, free_reduce, now, &mut buffer[..capacity])?;
             out.set_region(env, 0, &buffer[..written * CHOICE_STRIDE])?;
-            Ok(written as jint)
+            super::to_jint("choices written", written)
         })
     })
     .resolve::<ThrowCircumflex>()
@@ -423,7 +423,7 @@ pub extern "system" fn Java_io_circumflex_nativeapi_NativeEngine_nativeCounters<
         let mut values = [0i64; super::COUNTER_NAMES.len()];
         let written = with_handle(handle, |h| ops::counters(h, &mut values))?.min(capacity);
         out.set_region(env, 0, &values[..written])?;
-        Ok(written as jint)
+        super::to_jint("counters written", written)
     })
     .resolve::<ThrowCircumflex>()
 }

@@ -406,6 +406,18 @@ fn id_arg(name: &str, value: i32) -> Result<u32, FfiError> {
     u32::try_from(value).map_err(|_| FfiError::Argument(format!("{name} = {value}: expected an id >= 0")))
 }
 
+/// A value the host receives as a Java / C `int` (ids, phase codes, counts written), checked: engine
+/// ids are dense from 0, so this fails only past 2^31 - 1 jobs or nodes in one engine's life, and then
+/// the error names the value instead of handing the host a negative id.
+pub(crate) fn to_jint<T>(what: &'static str, value: T) -> Result<i32, FfiError>
+where
+    T: Copy + std::fmt::Display + TryInto<i32>,
+{
+    value
+        .try_into()
+        .map_err(|_| FfiError::Internal(format!("{what} {value} does not fit a Java int (at most {})", i32::MAX)))
+}
+
 /// Typed operations on a handle, used by both the JNI exports and the C ABI so the two
 /// boundaries cannot drift apart. Integer arguments arrive as the host's signed types and are
 /// checked here.
@@ -424,7 +436,7 @@ pub mod ops {
         let rack = name_arg("rack", rack)?;
         let map_slots = bounded_count_arg("mapSlots", map_slots, MAX_NODE_SLOTS)?;
         let reduce_slots = bounded_count_arg("reduceSlots", reduce_slots, MAX_NODE_SLOTS)?;
-        h.with_engine(|e| Ok(e.add_node(name, rack, map_slots, reduce_slots).0 as i32))
+        h.with_engine(|e| to_jint("node id", e.add_node(name, rack, map_slots, reduce_slots).0))
     }
 
     /// Marks a node lost.
@@ -467,7 +479,7 @@ pub mod ops {
         let reason = record.reason.clone();
         h.record_decision(record);
         match reason {
-            None => Ok(id.0 as i32),
+            None => to_jint("job id", id.0),
             Some(reason) => {
                 log::info!("job {} ({external_id}) rejected by {policy}: {reason}", id.0);
                 Err(Error::Rejected { policy: policy.to_string(), reason }.into())
@@ -618,8 +630,8 @@ pub mod ops {
             let choices = e.node_update(node, free, now)?;
             let mut written = 0;
             for (c, slot) in choices.iter().zip(out.chunks_exact_mut(CHOICE_STRIDE)) {
-                slot[0] = c.job.0 as i32;
-                slot[1] = c.phase.idx() as i32;
+                slot[0] = to_jint("job id", c.job.0)?;
+                slot[1] = to_jint("phase index", c.phase.idx())?;
                 slot[2] = i32::try_from(c.count).unwrap_or(i32::MAX);
                 slot[3] = c.locality.code();
                 written += 1;
@@ -1031,5 +1043,13 @@ mod tests {
         let other = fifo();
         assert!(with_handle(other, |handle| ops::tick(handle, 1)).is_ok());
         close_handle(other).unwrap();
+    }
+
+    #[test]
+    fn ids_past_the_java_int_range_are_named_errors() {
+        assert_eq!(to_jint("job id", 7u32).unwrap(), 7);
+        let err = to_jint("job id", u32::MAX).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::Internal);
+        assert!(err.to_string().contains("job id 4294967295") && err.to_string().contains("2147483647"), "{err}");
     }
 }

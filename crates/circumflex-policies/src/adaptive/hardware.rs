@@ -23,7 +23,7 @@
 //!   gives 10 accelerated + (100/50)·(15−10) = 10 regular slots.
 //!
 //! Wiring: the engine marks nodes accelerated at `add_node` (host list) and keeps each job's maps per
-//! pool (`JobState::map_pools`); the Adaptive policy divides the pool (`scheduler.rs` module docs) and
+//! pool (`JobState::map_pools`); the Adaptive policy divides the pool (`policy.rs` module docs) and
 //! the plan carries `Plan::accelerated_targets`, which the engine's assignment layer honours.
 
 use std::collections::BTreeSet;
@@ -121,7 +121,7 @@ pub fn pool_load(s_req_acc: f64, acc_capacity: u32) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::adaptive::scheduler::slots_required;
+    use crate::adaptive::policy::slots_required;
     use proptest::prelude::*;
 
     #[test]

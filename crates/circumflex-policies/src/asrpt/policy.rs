@@ -19,12 +19,21 @@
 //! Hadoop never splits a running reducer, so behind the shims ASRPT is the non-preemptive variant:
 //! the engine never preempts, and a target below the running count only stops new launches.
 
+use circumflex_core::config::EngineConfig;
+use circumflex_core::error::Result;
 use circumflex_core::model::{JobId, JobState, Phase};
 use circumflex_core::policy::{Plan, PlanBuilder, Policy, Pool, Snapshot};
 
 /// Live ASRPT.
 #[derive(Debug, Default)]
 pub struct AsrptPolicy;
+
+impl AsrptPolicy {
+    /// The registry's constructor (ASRPT has no keys of its own).
+    pub fn from_config(_cfg: &EngineConfig) -> Result<AsrptPolicy> {
+        Ok(AsrptPolicy)
+    }
+}
 
 fn demand(job: &JobState, phase: Phase) -> u32 {
     let p = job.phase(phase);

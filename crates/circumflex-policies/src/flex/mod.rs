@@ -42,8 +42,11 @@ pub mod dp;
 pub mod heuristics;
 pub mod metrics;
 pub mod packing;
+pub mod policy;
 pub mod precedence;
 pub mod smith;
+
+pub use policy::{isolated_time, job_facts, plan_from_pools, FlexPolicy};
 
 /// Helpers shared by the unit tests of the FLEX modules.
 #[cfg(test)]
@@ -64,13 +67,6 @@ pub(crate) mod testutil {
         out
     }
 }
-
-use circumflex_core::config::EngineConfig;
-use circumflex_core::error::Result;
-use circumflex_core::model::{JobId, JobState, Phase, Time};
-use circumflex_core::policy::{
-    pool_demand, pool_remaining_work, slot_bounds, ClusterView, Plan, PlanBuilder, Policy, Pool, PoolMode, Snapshot,
-};
 
 use metrics::{JobFacts, Method, Objective, Penalty};
 use packing::PackJob;
@@ -193,167 +189,13 @@ pub fn solve(objective: Objective, problem: &FlexProblem) -> FlexSolution {
     FlexSolution { order, first: packed.first, completion }
 }
 
-/// The FLEX policy (`circumflex.policy = flex`).
-#[derive(Debug, Clone)]
-pub struct FlexPolicy {
-    objective: Objective,
-}
-
-impl FlexPolicy {
-    /// FLEX optimizing `objective`.
-    pub fn new(objective: Objective) -> FlexPolicy {
-        FlexPolicy { objective }
-    }
-
-    /// FLEX with `circumflex.objective` (default `avg_response_time`); an unknown objective is an
-    /// error naming the key, the value and the allowed names.
-    pub fn from_config(config: &EngineConfig) -> Result<FlexPolicy> {
-        let objective = match config.objective.as_deref() {
-            Some(name) => Objective::parse(name)?,
-            None => Objective::default(),
-        };
-        Ok(FlexPolicy::new(objective))
-    }
-
-    /// The objective.
-    pub fn objective(&self) -> Objective {
-        self.objective
-    }
-}
-
-/// Slots of the pool that serves `phase`.
-fn phase_capacity(cluster: &ClusterView, phase: Phase) -> u32 {
-    match (cluster.mode, phase) {
-        (PoolMode::Shared, _) => cluster.total_slots(),
-        (PoolMode::Split, Phase::Map) => cluster.map_slots,
-        (PoolMode::Split, Phase::Reduce) => cluster.reduce_slots,
-    }
-}
-
-/// Parallelism a job can get in `phase` with `tasks` tasks to run.
-fn parallelism(job: &JobState, cluster: &ClusterView, phase: Phase, tasks: u32) -> f64 {
-    let cap = phase_capacity(cluster, phase);
-    job.spec.max_slots.unwrap_or(cap).min(cap).min(tasks).max(1) as f64
-}
-
-/// `W_j`: the job's response time alone on the cluster (module docs of [`metrics`]), >= 1 ms.
-pub fn isolated_time(job: &JobState, cluster: &ClusterView) -> f64 {
-    let w: f64 = Phase::ALL
-        .iter()
-        .filter(|&&ph| job.phase(ph).total > 0)
-        .map(|&ph| job.total_work(ph) / parallelism(job, cluster, ph, job.phase(ph).total))
-        .sum();
-    w.max(1.0)
-}
-
-/// Time the job still needs after its work in a pool serving `phases` completes.
-fn tail(job: &JobState, cluster: &ClusterView, phases: &[Phase]) -> f64 {
-    if cluster.mode == PoolMode::Split && phases == [Phase::Map] {
-        let r = job.phase(Phase::Reduce);
-        if r.remaining() > 0 {
-            return job.remaining_work(Phase::Reduce) / parallelism(job, cluster, Phase::Reduce, r.remaining());
-        }
-    }
-    0.0
-}
-
-/// The facts of `job` for a pool serving `phases`; SLA steps and `W_j` only when `objective`
-/// uses them (they cost an allocation and a few divisions per job).
-pub fn job_facts(objective: Objective, job: &JobState, cluster: &ClusterView, phases: &[Phase]) -> JobFacts {
-    use Objective::*;
-    let uses_sla = matches!(objective, TotalSla | MaxSla);
-    let uses_stretch = matches!(objective, AvgStretch | WeightedAvgStretch | MaxStretch | WeightedMaxStretch);
-    JobFacts {
-        arrival: job.spec.submit_ms as f64,
-        weight: job.spec.weight,
-        deadline: job.spec.deadline_ms.map(|d| d as f64),
-        sla: if uses_sla {
-            job.spec.sla.iter().map(|s| (s.deadline_ms as f64, s.penalty)).collect()
-        } else {
-            Vec::new()
-        },
-        isolated: if uses_stretch { isolated_time(job, cluster) } else { 1.0 },
-        tail: tail(job, cluster, phases),
-    }
-}
-
-impl Policy for FlexPolicy {
-    fn name(&self) -> &'static str {
-        "flex"
-    }
-
-    fn plan(&mut self, snapshot: &Snapshot<'_>) -> Plan {
-        let cluster = snapshot.cluster;
-        let pools: Vec<Pool> = cluster.pools().collect();
-        let start = snapshot.now as f64;
-        let mut problems: Vec<(Vec<JobId>, FlexProblem)> = pools
-            .iter()
-            .map(|p| (Vec::new(), FlexProblem { capacity: p.capacity, start, ..FlexProblem::default() }))
-            .collect();
-        // One pass over the jobs for all pools: job states are large, and this walk is most of the
-        // plan's memory traffic.
-        for job in snapshot.active_jobs() {
-            for (pool, (ids, problem)) in pools.iter().zip(problems.iter_mut()) {
-                let demand = pool_demand(job, pool);
-                if demand == 0 {
-                    continue;
-                }
-                let work = pool_remaining_work(job, pool);
-                if work <= 0.0 {
-                    continue;
-                }
-                let (min, max) = slot_bounds(job, pool.capacity);
-                let max = max.min(demand);
-                ids.push(job.id);
-                problem.items.push(FlexItem {
-                    work,
-                    min: min.min(max),
-                    max,
-                    facts: job_facts(self.objective, job, &cluster, pool.phases),
-                });
-            }
-        }
-        let solved: Vec<(Pool, Vec<JobId>, FlexSolution)> = pools
-            .into_iter()
-            .zip(problems)
-            .map(|(pool, (ids, problem))| {
-                let solution = solve(self.objective, &problem);
-                (pool, ids, solution)
-            })
-            .collect();
-        plan_from_pools(snapshot, &solved)
-    }
-}
-
-/// The plan from per-pool solutions `(pool, job ids by item, solution)`: the plan order is each
-/// job's best position in any pool's order (ties: earlier pool, then submission order), each job's
-/// target in a pool is its first-interval allocation there, and predicted completions come from
-/// the full packings. Shared by FLEX and CIRCUMFLEX.
-pub fn plan_from_pools(snapshot: &Snapshot<'_>, solved: &[(Pool, Vec<JobId>, FlexSolution)]) -> Plan {
-    // Plan order: best position in any pool (module docs). Walking positions in step, pools in
-    // order, meets every job first at its best (position, pool): a linear merge. A job's later
-    // occurrences are dropped by the builder, which keeps the first (no set of seen ids here).
-    let longest = solved.iter().map(|(_, _, sol)| sol.order.len()).max().unwrap_or(0);
-    let order =
-        (0..longest).flat_map(|pos| solved.iter().filter_map(move |(_, ids, sol)| sol.order.get(pos).map(|&i| ids[i])));
-    let mut builder = PlanBuilder::new(snapshot, order);
-    for (pool, ids, sol) in solved {
-        for (i, &id) in ids.iter().enumerate() {
-            builder.set_pool_target(id, pool, sol.first[i]);
-            if sol.completion[i].is_finite() {
-                builder.set_predicted_completion(id, sol.completion[i].ceil() as Time);
-            }
-        }
-    }
-    builder.finish()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use circumflex_core::config::EngineConfig;
     use circumflex_core::engine::Choice;
-    use circumflex_core::model::{JobSpec, Locality};
-    use circumflex_core::policy::PoolMode;
+    use circumflex_core::model::{JobId, JobSpec, JobState, Locality, Phase, Time};
+    use circumflex_core::policy::{pool_demand, slot_bounds, ClusterView, Plan, Policy, PoolMode, Snapshot};
     use proptest::prelude::*;
     use testutil::permutations;
 

@@ -52,7 +52,7 @@ pub struct DeadlineConstraint {
 
 impl DeadlineConstraint {
     /// From `circumflex.rtmr.*` and `circumflex.dc.min.maps`.
-    pub fn from_engine(config: &EngineConfig) -> Result<DeadlineConstraint> {
+    pub fn from_config(config: &EngineConfig) -> Result<DeadlineConstraint> {
         let cfg = RtmrConfig::from_engine(config)?;
         let min_maps = match config.param("circumflex.dc.min.maps").map(str::trim) {
             None | Some("discrete") => MinMaps::Discrete,
@@ -180,7 +180,7 @@ mod tests {
         cfg.params.insert("circumflex.rtmr.map.task.ms".into(), "10".into());
         cfg.params.insert("circumflex.rtmr.reduce.task.ms".into(), "50".into());
         cfg.params.insert("circumflex.dc.min.maps".into(), min_maps.into());
-        DeadlineConstraint::from_engine(&cfg).unwrap()
+        DeadlineConstraint::from_config(&cfg).unwrap()
     }
 
     fn admit(

@@ -256,6 +256,11 @@ impl RtmrPolicy {
         RtmrPolicy { cfg, costs, chain: Vec::new(), base: None, best_effort: Vec::new(), slots: (0, 0) }
     }
 
+    /// The registry's constructor: the policy from `circumflex.rtmr.*` (validated).
+    pub fn from_config(cfg: &EngineConfig) -> Result<RtmrPolicy> {
+        Ok(RtmrPolicy::new(RtmrConfig::from_engine(cfg)?))
+    }
+
     /// The current cost parameters.
     pub fn costs(&self) -> &CostModel {
         &self.costs

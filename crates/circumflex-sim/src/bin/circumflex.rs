@@ -562,7 +562,7 @@ fn main_result() -> Result<()> {
     let registered = format!(
         "Registered policies: {}.\nFLEX objectives (flex:OBJECTIVE or --objective): avg_response_time, \
          avg_stretch, max_stretch, max_response_time, total_tardiness, tardy_jobs, max_lateness, ... \
-         (see rust-core/src/flex/metrics.rs).",
+         (see crates/circumflex-policies/src/flex/metrics.rs).",
         circumflex_policies::POLICY_NAMES.join(", ")
     );
     let command = Cli::command()
@@ -686,7 +686,7 @@ fn main_result() -> Result<()> {
             };
             print!("{}", result.to_markdown());
             let command = result.command(&out);
-            result.write_report(&out, &command, study::DISCUSSION)?;
+            result.write_report(&out, &command, &circumflex_sim::studies::discussion("circumflex")?)?;
             eprintln!("wrote {} in {:.1} s", out.display(), result.seconds);
         }
         Command::Reproduce { study: Study::AdaptiveCh3 { seeds, out } } => {
@@ -805,6 +805,8 @@ fn main_result() -> Result<()> {
 }
 
 fn main() {
+    // RUST_LOG=info (or e.g. circumflex_core::engine=debug) shows the engine's and policies' records.
+    env_logger::init();
     if let Err(e) = main_result() {
         eprintln!("circumflex: {e}");
         std::process::exit(1);

@@ -554,7 +554,10 @@ pub fn write_report(dir: &std::path::Path, seeds: u64, command: &str) -> Result<
     let e1 = experiment1(seeds)?;
     let e2 = experiment2(seeds)?;
     let e3 = experiment3(seeds)?;
-    let md = markdown(&e1, &e2, command) + &experiment3_markdown(&e3, seeds) + EXPERIMENT3_READING;
+    let discussion = super::discussion("adaptive-ch3")?;
+    let md = markdown(&e1, &e2, command, &discussion)
+        + &experiment3_markdown(&e3, seeds)
+        + &super::discussion("adaptive-ch3-experiment3")?;
     out.write("report.md", &md)?;
     out.write("COMMAND", &format!("{command}\n"))?;
     let json = serde_json::json!({ "experiment1": &e1, "experiment2": &e2, "experiment3": &e3, "jobs": JOBS });
@@ -612,7 +615,7 @@ pub fn write_report(dir: &std::path::Path, seeds: u64, command: &str) -> Result<
 }
 
 /// The report text.
-fn markdown(e1: &Experiment1, e2: &[AffinityCell], command: &str) -> String {
+fn markdown(e1: &Experiment1, e2: &[AffinityCell], command: &str, discussion: &str) -> String {
     let mut md = String::new();
     let _ = writeln!(
         md,
@@ -740,65 +743,9 @@ fn markdown(e1: &Experiment1, e2: &[AffinityCell], command: &str) -> String {
             sample_sd(&c.makespan_s)
         );
     }
-    md.push_str(&format!("\nPlot: `locality.svg`.\n\n{DISCUSSION}\n## Reproduce\n\n```\n{command}\n```\n"));
+    md.push_str(&format!("\nPlot: `locality.svg`.\n\n{discussion}\n## Reproduce\n\n```\n{command}\n```\n"));
     md
 }
-
-/// Why our numbers differ from the thesis's.
-pub const DISCUSSION: &str = "## Why the numbers differ from the thesis\n\n\
-- **Workload.** The thesis gives run times alone, goals and two map lengths; task counts, the other lengths, \
-the submission times and the irregularity of Simulator and Join are ours (module docs). Our isolated times are \
-within 2% of the thesis's (J1 within 3%); the order and overlap of the jobs, which decide who competes with whom, \
-are a guess consistent with the thesis's narration. Two choices mattered and are reported as found: with \
-Simulator maps of ~350 s (600 maps) slots turned over so slowly that a new job could not gather its share \
-before its goal; and with 60 Sort reduces (every reduce slot for 500 s) WordCount's reduces queued behind \
-Sort's and J2 missed goal A by 12%. We use 2,400 Simulator maps of 30-145 s and 30 Sort reduces.\n\
-- **Scenario A, J2 and J3 1-2% late.** Eq. 1 aims each phase at finishing exactly at its goal; with no \
-pre-emption the slots a job needs arrive only as other jobs' tasks end, and the Joins' bursts take slots \
-from it for a few minutes, so it lands just after the goal. The thesis reports all goals met, without figures.\n\
-- **Scenario A, the Joins 1.4x their goal.** A Join needs 3,600 slot-seconds in 150 s, and slots free only \
-as WordCount and Simulator tasks end: in seed 1, J4 held 17 slots 20 s after arriving and at most about 30 \
-later, while J1 and J2 kept about 20 and 11. The per-slot rule equalises the jobs' shortfall in slots \
-(gap 5: s_req is an absolute count), and J2, itself right at its goal, stays short too. A side run with a \
-whole-wave variant of Eq. 1 (ceil(unstarted / waves left)) left J4 unchanged (210 s), so the fluid \
-estimate is not the cause. The thesis's real run met 150 s; its task lengths and the Joins' map count are \
-not given.\n\
-- **Scenario B.** J2 (15% vs 17% beyond the goal) and the Joins (43% and 35% vs 38% and 36%) match the \
-thesis. J1 finishes at the same time under every scheduler (5,035 s, 16% before its goal) because it is \
-the last job of a work-conserving cluster; the thesis's J1 took 6,131 s in B, longer than in A, which \
-suggests other load on its cluster. J3 (Sort) is 7% late against the thesis's 37%: our reduces start \
-after the maps and take exactly the user's estimate, while the real Sort's 427 s map phase overlapped \
-its shuffle and its full run was 1,031 s.\n\
-- **Fair.** Our Fair is the engine's equal-share policy per pool, without the Fair Scheduler's pools, \
-weights, minimum shares or pre-emption (all off in Hadoop's default configuration). It reproduces the \
-thesis's finding: about 2x the tight goals for J2, J4 and J5, and J3 less (1.25x) because its reduce slots \
-are less contended.\n\
-- **Data affinity.** The direction matches (more delays and more replicas give more local maps; Basic \
-Adaptive is the least local; goals are unaffected), the level does not: 71-76% local with 1 replica against \
-the thesis's ~98%. The on-track rule is not what limits it: in a side run (seed 1, 1 replica) with goals \
-250 times looser and up to 100 delays, locality rose only to 78% (3 delays), 81% (10) and 86% (100), and \
-100 delays stretched the makespan by 18%. The simulator places each block on a uniformly random node, so \
-block counts per node vary (Poisson); our untested explanation is that a job's last tasks then sit on a \
-few nodes that no delay budget reaches; the thesis spread its input evenly over the nodes. A delay is also \
-spent on every offer, and with 60 TaskTrackers and out-of-band heartbeats a job gets several offers per \
-second. Our simulator's remote maps run as fast as local ones (the thesis measured 92 vs 93 s for \
-WordCount), so locality changes neither run times nor goals.\n";
-
-/// The thesis's experiment-3 numbers and how ours compare (appended to the report).
-const EXPERIMENT3_READING: &str = "\nThesis (§3.5.5): with hardware affinity MC#1 uses the accelerated pool and \
-completes in 863 s; MC#2 spreads over both pools, meets its goal and completes at 1,824 s, using about 9x \
-the nodes of MC#1; WordCount then takes everything. Basic Adaptive: MC#1 gets more nodes yet takes more \
-than twice as long; WordCount takes longer too; MC#2 about the same.\n\n\
-How ours compare (5 seeds): with hardware affinity MC#1 runs 97% of its maps on the accelerated pool and \
-takes 723 s (thesis 863 s); under basic Adaptive it takes 2.4x as long on average (1,742 s, the thesis's \
-\"more than twice\"), spread over both pools (47% accelerated), and WordCount takes longer too (2,518 vs \
-1,433 s), as the thesis says. Basic Adaptive varies a lot by seed (MC#1 692-2,273 s): where MC#1's first \
-maps land decides its mixed µ. MC#2 uses both pools (82% of its maps accelerated) but misses its 500 s \
-goal by about 15% (575 s; thesis: met). Likely reasons (not isolated by a side run): calibration waits for one regular map (about 100 s, a \
-fifth of the goal) before the job is accelerable, and meanwhile the pool's free slots go to WordCount, \
-whose 92 s maps then hold them; and regular slots are worth 1/25 of an accelerated one, so the goal \
-leaves almost no room. The thesis's MC#2 input size is not given; ours is sized so the goal needs both \
-pools, which may be tighter than the thesis's. Fair ignores the pools and goals: MC#2 takes 996 s.\n";
 
 #[cfg(test)]
 mod tests {

@@ -342,9 +342,6 @@ pub fn run(cfg: &StudyConfig, mut progress: impl FnMut(&MetricResult)) -> Result
     Ok(Study { config: cfg.clone(), flows_per_instance: instances.iter().map(Vec::len).collect(), metrics })
 }
 
-/// Why our numbers may differ from the paper's (written after the committed run).
-pub const DISCUSSION: &str = include_str!("flowflex_discussion.md");
-
 impl Study {
     fn table(&self, kind: Aggregate) -> String {
         let mut s = String::from(
@@ -502,7 +499,7 @@ impl Study {
             out.write(file, &svg)?;
             md.push_str(&format!("![{figure}]({file})\n\n"));
         }
-        md.push_str(DISCUSSION);
+        md.push_str(&super::discussion("flowflex")?);
         md.push_str(&format!("\n## Reproduce\n\n```\n{command}\n```\n"));
         out.write("report.md", &md)?;
         out.write("ratios.csv", &self.ratios_csv())?;

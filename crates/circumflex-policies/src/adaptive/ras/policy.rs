@@ -51,8 +51,18 @@ pub struct RasPolicy {
 }
 
 impl RasPolicy {
-    /// `ras` (`reverse = false`) or `reverse-adaptive`, from `circumflex.ras.*` and `circumflex.reverse.*`.
-    pub fn from_config(cfg: &EngineConfig, reverse: bool) -> Result<RasPolicy> {
+    /// The registry's constructor for `ras`, from `circumflex.ras.*`.
+    pub fn from_config(cfg: &EngineConfig) -> Result<RasPolicy> {
+        RasPolicy::with_mode(cfg, false)
+    }
+
+    /// The registry's constructor for `reverse-adaptive`, from `circumflex.ras.*` and `circumflex.reverse.*`.
+    pub fn reverse_from_config(cfg: &EngineConfig) -> Result<RasPolicy> {
+        RasPolicy::with_mode(cfg, true)
+    }
+
+    /// `ras` (`reverse = false`) or `reverse-adaptive`.
+    fn with_mode(cfg: &EngineConfig, reverse: bool) -> Result<RasPolicy> {
         let mut placement = PlacementConfig::default();
         if let Some(v) = cfg.param(KEY_ROUNDS) {
             placement.rounds = parse_int(KEY_ROUNDS, v, 1u32, 1000)?;
@@ -216,7 +226,7 @@ mod tests {
         let active = [JobId(0), JobId(1)];
         let cluster = ClusterView { map_slots: 32, reduce_slots: 8, mode: PoolMode::Split, nodes: 4 };
         let snap = Snapshot::new(0, cluster, &jobs, &active);
-        let mut policy = RasPolicy::from_config(&cfg(&[]), false).unwrap();
+        let mut policy = RasPolicy::from_config(&cfg(&[])).unwrap();
         let plan = policy.plan(&snap);
         let a = plan.entry(JobId(0)).unwrap().target[0];
         let b = plan.entry(JobId(1)).unwrap().target[0];
@@ -255,7 +265,7 @@ mod tests {
         .map(|(k, v)| (k.to_string(), v.to_string()))
         .collect();
         let spec = circumflex_core::config::job_spec_from_conf(&conf, 0).unwrap();
-        let policy = RasPolicy::from_config(&cfg(&[]), false).unwrap();
+        let policy = RasPolicy::from_config(&cfg(&[])).unwrap();
         let p = policy.profile(&JobState::new(JobId(0), spec), 0.5);
         assert_eq!(p.map, Demand::new(0.3, 0.45, 0.25));
         let mut bad = conf.clone();

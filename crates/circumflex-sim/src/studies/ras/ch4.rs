@@ -240,7 +240,7 @@ impl Ch4Study {
     }
 
     /// The markdown report.
-    pub fn to_markdown(&self, command: &str) -> String {
+    pub fn to_markdown(&self, command: &str, discussion: &str) -> String {
         let mut s = String::new();
         let (best_k, best) = self.best_fair();
         let _ = writeln!(s, "# RAS, thesis chapter 4: Table 4.1 workload on 20 nodes\n");
@@ -319,14 +319,14 @@ impl Ch4Study {
             best
         );
         let _ = writeln!(s, "![exp2](exp2.svg)\n");
-        s.push_str(CH4_DISCUSSION);
+        s.push_str(discussion);
         s
     }
 
     /// Writes `report.md`, `makespan.svg`, `exp2.svg` and `COMMAND` into `dir`; returns the report.
     pub fn write_report(&self, dir: &std::path::Path, command: &str) -> Result<String> {
         let out = crate::output::OutDir::create(dir)?;
-        let md = self.to_markdown(command);
+        let md = self.to_markdown(command, &super::super::discussion("ras-ch4")?);
         out.write("report.md", &md)?;
         let fair = Series {
             name: "Fair".into(),
@@ -360,22 +360,3 @@ impl Ch4Study {
         Ok(md)
     }
 }
-
-/// Why our numbers differ from the thesis's (kept with the code that produces them).
-pub const CH4_DISCUSSION: &str = "## Why the numbers differ\n\n\
-- **The testbed is a model.** The thesis ran Hadoop 0.23 on 20 real nodes; we simulate nodes whose tasks slow \
-down when CPU, I/O or memory is overcommitted (module docs of `adaptive::ras::sim`). The U-shape of Fair's makespan \
-over map slots comes from that penalty model, so where its minimum lies (2 slots here, 4 in the thesis) depends on our \
-thrash/swap coefficients and on how much map work there is.\n\
-- **Task lengths are calibrated, not measured.** Only sizes, isolation times and profiles are published. With one-block \
-maps of 20-40 s, most of a Combine or Select job's isolation time is its single reducer, so our workload has less map \
-work than the thesis's: RAS runs 1.8 tasks per node on average (thesis 3.4) and finishes earlier (4,000 s vs 4,536 s).\n\
-- **Which goals are missed.** RAS gives a job about its `s_req`, so jobs ride their goals. Ours miss J3 and J5 by 10 s \
-each (a 30 s control period and 20 s tasks), the thesis's J1 by 18 s and J2 by 46 s: the same mechanism on different \
-jobs, because our calibration makes the small Select jobs the tight ones.\n\
-- **No shuffle overlap.** Reduces start when a job's maps are done (the thesis places reducers early to shuffle). We \
-tried early reducers with shuffle memory = map memory: they held memory for whole map phases and overloaded nodes at \
-the switch to the reduce profile (in an earlier calibration: 0 of 9 goals, makespan +23%), so the report uses the simpler model.\n\
-- **No estimation noise.** Task lengths are exact, so `s_req` is right after the first map completes; the thesis's J7 \
-had an inaccurate estimate for ~550 s (Figure 4.6).\n\
-- **Goals in Experiment 1** are not published (\"very lax\"); we use 10x the isolation time.\n";

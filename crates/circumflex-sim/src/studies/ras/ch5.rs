@@ -352,35 +352,11 @@ pub fn write_report(cfg: &Ch5Config, cells: &[Cell], dir: &std::path::Path, comm
         ),
     )?;
     let _ = writeln!(s, "![availability](availability.svg)\n");
-    s.push_str(DISCUSSION);
+    s.push_str(&super::super::discussion("reverse-ch5")?);
     out.write("report.md", &s)?;
     out.write("COMMAND", &format!("{command}\n"))?;
     Ok(s)
 }
-
-/// Why our numbers differ from the thesis's.
-pub const DISCUSSION: &str = "## Claims checked, and why the numbers differ\n\n\
-Figures quoted are from the committed default run (2 seeds).\n\n\
-- **Exp. 1, Reverse-Adaptive = Adaptive: holds.** Every cell agrees within half a percentage point; with f = 1 the \
-reverse fit finds all work fitting later, so `s_fit` rarely matters.\n\
-- **FIFO misses more than the deadline-aware schedulers: does not hold here.** FIFO misses fewer than Adaptive and \
-Reverse-Adaptive in every cell (only the reference beats it). Our reading of the job length (62 ± 15.5 tasks of 10 \
-min, one wave on 100 nodes) makes jobs similar in size and each fits the cluster, so FIFO runs them at full width one \
-after another, close to EDF. The utility placement keeps every job near its `s_req`, so jobs ride their deadlines and \
-10-minute indivisible tasks plus the 1-minute control lag turn that into many small misses (0.1-0.2 h beyond the \
-deadline in Exp. 1). The thesis's FIFO suffers head-of-line blocking that this workload does not create.\n\
-- **Exp. 2, Reverse-Adaptive misses fewer than Adaptive: holds only weakly.** It misses no more in all 9 cells (fewer in \
-8) and its time beyond deadline is lower in all 9 (e.g. 1.96 h vs 2.09 h at load 0.6, 1.5x-8x), but by 0.1-0.4 \
-points, not \"noticeably\". Our deadlines (15 min to 2 h) are much shorter than the 12-hour dip of f(t), so a capacity \
-drop before a deadline is rarely visible to `s_fit` and not already to `s_req`; the thesis's motivating example uses \
-deadlines of 6.5-23 h, and its burstier Twitter curve favours Reverse-Adaptive more (its Exp. 3).\n\
-- **The reference gives the floor: holds.** It misses far fewer (e.g. 15% vs 65% at load 0.6, 1.5x-8x) at the price of \
-a longer time beyond deadline for the jobs it gives up on, as a misses-only objective should. It is a heuristic \
-(EDF + Moore-Hodgson demotion that knows f), not an exact bound.\n\
-- **Ranges match the thesis's axes:** misses up to ~75% (axis 0-80%), time beyond deadline 0.2-2.2 h (0.5-3 h), \
-distance to deadline 0.2-0.9 h (0.2-1.2 h). The thesis publishes no numbers, so we compare claims and ranges only.\n\
-- **Synthetic f(t)** (a raised-cosine dip to 30% at hour 18) instead of the Twitter trace; **Adaptive** is the RAS \
-utility with `s_req` under constant availability, as the thesis's baseline \"described in [63]\".\n";
 
 #[cfg(test)]
 mod tests {

@@ -259,6 +259,11 @@ impl AdaptivePolicy {
         AdaptivePolicy { cfg, accelerated_slots: 0 }
     }
 
+    /// The registry's constructor: the policy from `circumflex.adaptive.*` (validated).
+    pub fn from_config(cfg: &EngineConfig) -> Result<AdaptivePolicy> {
+        Ok(AdaptivePolicy::new(AdaptiveConfig::from_engine(cfg)?))
+    }
+
     /// Hardware affinity (§3.4.3): calibration slots, then the accelerated pool to accelerable jobs
     /// by Eq. 2, most urgent first, with Eq. 3's overflow as regular slots. Empty without a pool.
     fn divide_accelerated_pool(&self, snapshot: &Snapshot<'_>, map_capacity: u32) -> Vec<PoolShare> {
