@@ -138,7 +138,7 @@ mod tests {
         assert_eq!(m, 2.0);
         assert!((h - 4.303 / 3f64.sqrt()).abs() < 1e-9, "{h}");
         assert!(mean_ci95(&[5.0]).1.is_nan() && mean_ci95(&[]).0.is_nan());
-        assert_eq!(t95(0).is_nan(), true);
+        assert!(t95(0).is_nan());
         assert_eq!(t95(100), 1.96);
     }
 }
