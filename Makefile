@@ -208,7 +208,7 @@ sls: setup
 ## arrivals over a generated dataset on mini clusters; writes results/shared-scans/. Not part of `make test`.
 ## Options: make scan-bench SCAN_BENCH_ARGS="--mib 1024 --jobs 6 --rounds 3 --gap-s 20 --seed 1 --out results/shared-scans"
 scan-bench: setup
-	flock /tmp/circumflex-jvm.lock $(GRADLE) $(GRADLE_FLAGS) -q :integration-tests:sharedscan:scanBench \
+	$(GRADLE) $(GRADLE_FLAGS) -q :integration-tests:sharedscan:scanBench \
 	  $(if $(SCAN_BENCH_ARGS),-PscanBenchArgs="$(SCAN_BENCH_ARGS)")
 
 setup:

@@ -7,7 +7,7 @@
 //! (default `target/sim-backlog`). The figures are wall-clock measurements: they vary from run to
 //! run and machine to machine; compare policies and builds within one run.
 //!
-//! Run: `flock /tmp/circumflex-jvm.lock cargo bench -p circumflex-sim --bench sim_backlog`
+//! Run: `cargo bench -p circumflex-sim --bench sim_backlog`
 //! (policies from `CIRCUMFLEX_POLICIES`, default `flex,asrpt,fair,fifo`; the SWIM file as for
 //! `benches/sim.rs`, or from `CIRCUMFLEX_SWIM`).
 
