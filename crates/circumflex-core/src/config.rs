@@ -35,6 +35,17 @@ pub const KEY_RACK_DELAY: &str = "circumflex.locality.rack.delay";
 /// these nodes accelerated at `add_node` (a node property, whatever the policy); the Adaptive family
 /// reads and validates the same key for its hardware affinity. The key keeps its historical name.
 pub const KEY_ACCELERATED_HOSTS: &str = "circumflex.adaptive.accelerated.hosts";
+/// `circumflex.preemption.enabled`: the engine takes slots back from jobs above their plan target
+/// for starved jobs below it (default false: behaviour exactly as without preemption).
+pub const KEY_PREEMPTION: &str = "circumflex.preemption.enabled";
+/// `circumflex.preemption.delay.ms`: how long a job must have been starved (below target, runnable
+/// work waiting, no free slot in its pool) before the engine preempts for it.
+pub const KEY_PREEMPTION_DELAY_MS: &str = "circumflex.preemption.delay.ms";
+/// `circumflex.preemption.grace.ms`: time between asking for a container back and killing it (the
+/// YARN shim's strict-preemption grace; the simulator models it; MRv1 kills at once and ignores it).
+pub const KEY_PREEMPTION_GRACE_MS: &str = "circumflex.preemption.grace.ms";
+/// `circumflex.preemption.max.fraction`: most of a pool's slots being preempted at once.
+pub const KEY_PREEMPTION_MAX_FRACTION: &str = "circumflex.preemption.max.fraction";
 
 /// Validated engine configuration.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -55,6 +66,39 @@ pub struct EngineConfig {
     pub rack_locality_delay: u32,
     /// Every other `circumflex.*` key, for the policy.
     pub params: BTreeMap<String, String>,
+    /// Engine-decided preemption (`circumflex.preemption.*`). Not serialized while off, so results
+    /// written before preemption existed read and compare the same.
+    #[serde(default, skip_serializing_if = "PreemptionConfig::is_off")]
+    pub preemption: PreemptionConfig,
+}
+
+/// The `circumflex.preemption.*` keys (`docs/preemption.md`).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PreemptionConfig {
+    /// Preempt at all.
+    pub enabled: bool,
+    /// Starvation a job must have seen before the engine preempts for it, ms.
+    pub delay_ms: Time,
+    /// Time the host waits between asking for a slot back and killing its task, ms.
+    pub grace_ms: Time,
+    /// Most of a pool's slots in flight (asked for and not yet freed) at once, in (0, 1].
+    pub max_fraction: f64,
+}
+
+impl Default for PreemptionConfig {
+    /// Off; when turned on, Hadoop's stock timings: the FairScheduler's and CapacityScheduler's
+    /// 15 s wait before kill and the CapacityScheduler's 10% of the cluster per round; a job must
+    /// have been starved for one 3 s heartbeat interval (an MRv1 TaskTracker's minimum) first.
+    fn default() -> Self {
+        PreemptionConfig { enabled: false, delay_ms: 3_000, grace_ms: 15_000, max_fraction: 0.1 }
+    }
+}
+
+impl PreemptionConfig {
+    /// Whether preemption is off (the serialized form then omits the whole section).
+    pub fn is_off(&self) -> bool {
+        !self.enabled
+    }
 }
 
 impl Default for EngineConfig {
@@ -68,6 +112,7 @@ impl Default for EngineConfig {
             node_locality_delay: 3,
             rack_locality_delay: 3,
             params: BTreeMap::new(),
+            preemption: PreemptionConfig::default(),
         }
     }
 }
@@ -131,6 +176,16 @@ impl EngineConfig {
                 KEY_REPLAN_ON_EVENTS => cfg.replan_on_events = parse_bool(key, value)?,
                 KEY_NODE_DELAY => cfg.node_locality_delay = parse_int(key, value, 0, 1_000_000)?,
                 KEY_RACK_DELAY => cfg.rack_locality_delay = parse_int(key, value, 0, 1_000_000)?,
+                KEY_PREEMPTION => cfg.preemption.enabled = parse_bool(key, value)?,
+                KEY_PREEMPTION_DELAY_MS => cfg.preemption.delay_ms = parse_int(key, value, 0, 86_400_000)?,
+                KEY_PREEMPTION_GRACE_MS => cfg.preemption.grace_ms = parse_int(key, value, 0, 3_600_000)?,
+                KEY_PREEMPTION_MAX_FRACTION => {
+                    let f = parse_f64(key, value, 0.0, 1.0)?;
+                    if f <= 0.0 {
+                        return Err(Error::config(key, value, "a number in (0, 1]"));
+                    }
+                    cfg.preemption.max_fraction = f;
+                }
                 _ => {
                     cfg.params.insert(key.to_string(), value.to_string());
                 }

@@ -46,7 +46,10 @@
 //! entries of the other (that walk made a 10,000-job heartbeat cost ~0.9 ms; see `benches/`).
 
 mod labels;
+mod preempt;
 mod table;
+
+pub use preempt::{Preemption, PreemptionRecord, RECENT_PREEMPTIONS};
 
 use std::collections::{BTreeSet, VecDeque};
 use std::time::Instant;
@@ -115,6 +118,12 @@ pub struct EngineStats {
     pub finished: u64,
     /// Finished jobs whose finish came after their deadline.
     pub deadline_misses: u64,
+    /// Tasks the engine decided to take back (`circumflex.preemption.*`).
+    pub preemptions: u64,
+    /// Tasks hosts killed for a preemption.
+    pub preempted_tasks: u64,
+    /// Work those kills threw away, slot-ms.
+    pub preempted_lost_ms: u64,
 }
 
 /// An entry of the under-allocated index: (relative allocation, rank, phase, job).
@@ -149,6 +158,8 @@ struct Sched {
     locality_wait: Option<u32>,
     /// The plan's accelerated-pool map target (`None` = not listed, unrestricted).
     accel_target: Option<u32>,
+    /// Per slot pool: since when the job has been starved there (preemption, `engine/preempt.rs`).
+    starved_since: [Option<Time>; 2],
     index: [IndexSlot; 2],
 }
 
@@ -161,6 +172,7 @@ impl Default for Sched {
             skips: 0,
             locality_wait: None,
             accel_target: None,
+            starved_since: [None, None],
             index: [IndexSlot::default(); 2],
         }
     }
@@ -171,6 +183,8 @@ impl Default for Sched {
 struct Slot {
     state: JobState,
     sched: Sched,
+    /// Start times of the running tasks per phase (youngest-first preemption).
+    starts: [preempt::Starts; 2],
 }
 
 impl JobLookup for JobTable<Slot> {
@@ -209,6 +223,8 @@ pub struct Engine {
     /// The active jobs when the plan was last applied in full (`engine/labels.rs`).
     planned_active: Vec<JobId>,
     choices: Vec<Choice>,
+    /// Preemption decisions in flight, earmarked slots, recent kills (`engine/preempt.rs`).
+    preempt: preempt::PreemptState,
     /// Pass-1 bookkeeping of one heartbeat: (original under entry, tentative key now in the set).
     touched: Vec<(UnderEntry, Option<u32>)>,
     stats: EngineStats,
@@ -244,6 +260,7 @@ impl Engine {
             label_gap: 0,
             planned_active: Vec::new(),
             choices: Vec::with_capacity(64),
+            preempt: preempt::PreemptState::default(),
             touched: Vec::with_capacity(64),
             stats: EngineStats::default(),
         }
@@ -313,6 +330,7 @@ impl Engine {
     /// ([`Engine::task_finished`] with `success = false`) so they are re-run.
     pub fn remove_node(&mut self, node: NodeId, now: Time) -> Result<()> {
         self.node_mut(node)?.alive = false;
+        self.drop_earmarks(node);
         self.replan(now);
         Ok(())
     }
@@ -350,7 +368,7 @@ impl Engine {
     pub fn submit(&mut self, spec: JobSpec, now: Time) -> Result<(JobId, Admission)> {
         spec.validate()?;
         let id = self.jobs.next_id().ok_or_else(|| Error::job("job count", u32::MAX, "fewer than 2^32 - 1 jobs"))?;
-        self.jobs.push(Slot { state: JobState::new(id, spec), sched: Sched::default() });
+        self.jobs.push(Slot { state: JobState::new(id, spec), sched: Sched::default(), starts: Default::default() });
         self.active.push(id);
         let admission = {
             let snap = Snapshot::with_lookup(now, self.cluster(), &self.jobs, &self.active);
@@ -465,7 +483,13 @@ impl Engine {
         let n = self.node_mut(node)?;
         n.running[slot] += 1;
         let pool = usize::from(n.accelerated);
-        let j = self.job_mut(job)?;
+        let slot_entry = self
+            .jobs
+            .get_mut(job)
+            .filter(|s| s.state.is_active())
+            .ok_or(Error::UnknownId { kind: "job", id: job.0 as i64 })?;
+        slot_entry.starts[phase.idx()].add(now);
+        let j = &mut slot_entry.state;
         if phase == Phase::Map {
             j.map_pools.running[pool] += 1;
         }
@@ -509,7 +533,13 @@ impl Engine {
             pool = usize::from(n.accelerated);
         }
         let log_finishes = self.policy.needs_task_finish_times();
-        let j = self.job_mut(job)?;
+        let slot_entry = self
+            .jobs
+            .get_mut(job)
+            .filter(|s| s.state.is_active())
+            .ok_or(Error::UnknownId { kind: "job", id: job.0 as i64 })?;
+        slot_entry.starts[phase.idx()].remove_near(now.saturating_sub(duration_ms.max(0)));
+        let j = &mut slot_entry.state;
         if success && log_finishes {
             j.task_finish_ms[phase.idx()].push(now);
         }
@@ -710,7 +740,7 @@ impl Engine {
     /// Re-derives the index entries of `job` from its true state. Entries that are already
     /// right stay (a re-plan calls this for every active job; most are unchanged).
     fn reindex(&mut self, job: JobId) {
-        let Some(Slot { state: j, sched: s }) = self.jobs.get_mut(job) else { return };
+        let Some(Slot { state: j, sched: s, .. }) = self.jobs.get_mut(job) else { return };
         let rank = s.label;
         let planned = s.rank != u32::MAX && rank != NO_LABEL && j.is_active();
         let mut want = [IndexSlot::default(); 2];
@@ -795,6 +825,7 @@ impl Engine {
         // Offers with restricted locality may not fit; allow that many extra fallbacks.
         let max_choices = (2 * total_free as usize + 8).min(1024);
         let accelerated = self.nodes[node.0 as usize].accelerated;
+        self.earmarked_choices(node, &mut budget, shared);
         if accelerated {
             self.accelerated_choices(&mut budget, shared, max_choices);
         }
@@ -820,7 +851,7 @@ impl Engine {
                 continue;
             }
             let locality = self.allowed_locality(job, phase);
-            let Some(Slot { state: j, sched }) = self.jobs.get(job) else { continue };
+            let Some(Slot { state: j, sched, .. }) = self.jobs.get(job) else { continue };
             let already =
                 self.choices.iter().filter(|c| c.job == job && c.phase == phase).map(|c| c.count).sum::<u32>();
             let running = j.phase(phase).running + already + 1;
@@ -906,7 +937,7 @@ impl Engine {
     /// Maps `job` may still start on regular nodes under its plan's accelerated target (`None` =
     /// unrestricted), counting this heartbeat's choices so far as started.
     fn regular_allowance(&self, job: JobId) -> Option<u32> {
-        let Slot { state, sched } = self.jobs.get(job)?;
+        let Slot { state, sched, .. } = self.jobs.get(job)?;
         let acc = sched.accel_target?;
         let allow = sched.target[Phase::Map.idx()].saturating_sub(acc);
         Some(allow.saturating_sub(state.map_pools.running[0]))

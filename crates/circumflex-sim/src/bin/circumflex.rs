@@ -77,6 +77,10 @@ enum Command {
         /// Worker threads (each simulation is single-threaded; outputs do not depend on this).
         #[arg(long, default_value_t = 2)]
         threads: usize,
+        /// Exit with an error when a FLEX objective or ASRPT loses to fair on its own objective in any
+        /// cell (the quality gate, `make quality-gate`).
+        #[arg(long)]
+        gate: bool,
         #[command(flatten)]
         run: RunArgs,
     },
@@ -309,6 +313,10 @@ struct RunArgs {
     /// skipping them changes no result).
     #[arg(long)]
     idle_heartbeats: bool,
+    /// Keep every task's run (node, start, end, locality, preempted) and write `tasks-<policy>.csv` beside
+    /// the per-job files: the per-job timelines of a diagnosis (`docs/quality.md`).
+    #[arg(long)]
+    record_tasks: bool,
     /// Replicas per map input block for the locality model (0 = every map is node-local).
     #[arg(long, default_value_t = 3)]
     replicas: u32,
@@ -452,7 +460,7 @@ impl RunArgs {
             out_of_band_heartbeat: self.out_of_band,
             replicas: self.replicas,
             seed: self.seed,
-            record_tasks: false,
+            record_tasks: self.record_tasks,
             idle_heartbeats: self.idle_heartbeats,
         })
     }
@@ -524,6 +532,9 @@ fn write_outputs(out: &Path, workload: &Workload, results: &[SimResult], rows: &
         let name = file_label(&r.summary.policy);
         write(&out.join(format!("jobs-{name}.csv")), &report::jobs_csv(r))?;
         write(&out.join(format!("result-{name}.json")), &to_json(r, false)?)?;
+        if !r.tasks.is_empty() {
+            write(&out.join(format!("tasks-{name}.csv")), &report::tasks_csv(r))?;
+        }
     }
     let runs: Vec<(&str, &[circumflex_sim::sim::JobRecord])> =
         results.iter().map(|r| (r.summary.policy.as_str(), r.jobs.as_slice())).collect();
@@ -600,6 +611,12 @@ fn main_result() -> Result<()> {
             for config in configs {
                 let (result, row) = run_one(config, &workload)?;
                 eprintln!("{:>24}: {:.2} s, {:.2e} events/s", row.summary.policy, row.wall_s, row.events_per_s);
+                if row.summary.preempted_tasks > 0 {
+                    eprintln!(
+                        "{:>24}  preempted {} tasks, {:.0} slot-s of work lost",
+                        "", row.summary.preempted_tasks, row.summary.preempted_lost_s
+                    );
+                }
                 results.push(result);
                 rows.push(row);
             }
@@ -610,7 +627,7 @@ fn main_result() -> Result<()> {
                 eprintln!("wrote {}", out.display());
             }
         }
-        Command::Sweep { policies, loads, pools, seeds, threads, run } => {
+        Command::Sweep { policies, loads, pools, seeds, threads, gate, run } => {
             use circumflex_sim::sim::sweep;
             let configs = run.sim_configs(&policies)?;
             let workload = run.workload(&configs[0].cluster)?;
@@ -632,6 +649,20 @@ fn main_result() -> Result<()> {
             }
             // Wall time on stderr only: it is not a result and stays out of the compared outputs.
             eprintln!("sweep wall time: {:.1} s ({} runs)", started.elapsed().as_secs_f64(), result.runs.len());
+            if gate {
+                let failures = result.gate_failures();
+                for f in &failures {
+                    eprintln!("quality gate: {} loses to fair on {} in {}: {:.3}x", f.policy, f.objective, f.cell, f.ratio);
+                }
+                if !failures.is_empty() {
+                    return Err(Error::config(
+                        "--gate",
+                        format!("{} losing cells", failures.len()),
+                        "every gated policy at most 1.0x fair on its own objective in every cell",
+                    ));
+                }
+                eprintln!("quality gate: passed ({} cells)", result.cells.len());
+            }
         }
         Command::ResultsCheck { fresh, committed, names } => {
             let mut drifted = 0;

@@ -157,6 +157,20 @@ pub struct Summary {
     pub heartbeats: u64,
     /// Plans computed by the engine.
     pub plans: u64,
+    /// Tasks killed by preemption (`circumflex.preemption.*`; absent from files while 0).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub preempted_tasks: u64,
+    /// Work those kills threw away, slot-s.
+    #[serde(default, skip_serializing_if = "is_zero_f64")]
+    pub preempted_lost_s: f64,
+}
+
+fn is_zero(v: &u64) -> bool {
+    *v == 0
+}
+
+fn is_zero_f64(v: &f64) -> bool {
+    *v == 0.0
 }
 
 impl Summary {
@@ -200,6 +214,8 @@ impl Summary {
             events: 0,
             heartbeats: 0,
             plans: 0,
+            preempted_tasks: 0,
+            preempted_lost_s: 0.0,
         }
     }
 }

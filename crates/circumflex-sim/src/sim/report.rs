@@ -65,6 +65,20 @@ pub fn jobs_csv(result: &SimResult) -> String {
     out
 }
 
+/// One CSV line per task run (recorded runs only): job index, phase, node, start and end (ms), locality,
+/// and whether the run was killed by a preemption.
+pub fn tasks_csv(result: &SimResult) -> String {
+    let mut out = String::from("job,phase,node,start_ms,end_ms,locality,preempted\n");
+    for t in &result.tasks {
+        let _ = writeln!(
+            out,
+            "{},{:?},{},{},{},{:?},{}",
+            t.job, t.phase, t.node, t.start_ms, t.end_ms, t.locality, t.preempted
+        );
+    }
+    out
+}
+
 /// One CSV line per run (header first).
 pub fn summaries_csv(rows: &[RunRow]) -> String {
     let mut out = String::from(

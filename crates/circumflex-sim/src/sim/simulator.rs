@@ -50,8 +50,10 @@ enum Event {
     Arrival(u32),
     /// A node heartbeats; `generation` must match the node's or the event is stale.
     Heartbeat { node: u32, generation: u32 },
-    /// A task ends.
-    TaskDone { job: u32, phase: Phase, node: u32, duration: Time },
+    /// A task ends (`task` indexes [`Simulation::running`]; stale once the task was preempted).
+    TaskDone { task: u32, duration: Time },
+    /// The grace period of a preemption is over: kill the task if it still runs.
+    Kill { task: u32 },
     /// The epoch timer fires.
     Epoch,
 }
@@ -62,7 +64,7 @@ impl Event {
     fn order(&self) -> (u8, u32) {
         match *self {
             Event::Arrival(_) => (0, 0),
-            Event::TaskDone { .. } => (1, 0),
+            Event::TaskDone { .. } | Event::Kill { .. } => (1, 0),
             Event::Epoch => (2, 0),
             Event::Heartbeat { node, .. } => (3, node),
         }
@@ -110,6 +112,9 @@ pub struct TaskRecord {
     pub end_ms: Time,
     /// Locality it launched at.
     pub locality: Locality,
+    /// Killed by a preemption at `end_ms` (the task ran again later).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub preempted: bool,
 }
 
 /// Everything a run produced. Deterministic: the same configuration and workload give the same value.
@@ -143,6 +148,24 @@ struct SimNode {
     generation: u32,
 }
 
+/// A launched task until it ends or is killed.
+#[derive(Clone, Copy, Debug)]
+struct RunningTask {
+    job: u32,
+    phase: Phase,
+    node: u32,
+    /// Task index within its phase (re-queued under it when preempted).
+    index: u32,
+    start: Time,
+    end: Time,
+    /// Index into [`SimResult::tasks`] when tasks are recorded.
+    record: u32,
+    /// Still running.
+    alive: bool,
+    /// Chosen for a preemption (its kill is scheduled).
+    doomed: bool,
+}
+
 /// Per job state of the simulator.
 #[derive(Clone, Debug, Default)]
 struct JobRun {
@@ -159,6 +182,10 @@ struct JobRun {
     by_rack: HashMap<u32, Vec<u32>>,
     /// Runnable pending tasks last seen in the engine, per pool index.
     runnable: [u64; 2],
+    /// Running tasks (indices into [`Simulation::running`]) per phase; kept only with preemption on.
+    live: [Vec<u32>; 2],
+    /// Tasks preempted and waiting to run again, per phase.
+    requeued: [Vec<u32>; 2],
     start_ms: Option<Time>,
     finish_ms: Option<Time>,
 }
@@ -201,6 +228,12 @@ pub struct Simulation<'w> {
     locality: LocalityMix,
     tasks: Vec<TaskRecord>,
     choices: Vec<Choice>,
+    /// Launched tasks by id; ids of ended tasks are reused (`free_ids`).
+    running: Vec<RunningTask>,
+    free_ids: Vec<u32>,
+    /// Tasks killed by preemption and the work they had done, ms.
+    preempted_tasks: u64,
+    preempted_lost_ms: i64,
     /// Jobs neither finished nor rejected yet (arrived or not).
     unfinished: u64,
     /// Heartbeats in a row that launched nothing while no task was running anywhere.
@@ -252,6 +285,10 @@ impl<'w> Simulation<'w> {
             locality: LocalityMix::default(),
             tasks: if record { Vec::with_capacity(workload.tasks() as usize) } else { Vec::new() },
             choices: Vec::with_capacity(64),
+            running: Vec::new(),
+            free_ids: Vec::new(),
+            preempted_tasks: 0,
+            preempted_lost_ms: 0,
             idle_heartbeats: 0,
             running_tasks: 0,
             unfinished: workload.jobs.len() as u64,
@@ -305,12 +342,13 @@ impl<'w> Simulation<'w> {
                     }
                 }
                 Event::Heartbeat { node, generation } => self.on_heartbeat(node, generation)?,
-                Event::TaskDone { job, phase, node, duration } => {
-                    if self.on_task_done(job as usize, phase, node, duration)? {
+                Event::TaskDone { task, duration } => {
+                    if self.on_task_done(task, duration)? {
                         done += 1;
                         self.unfinished -= 1;
                     }
                 }
+                Event::Kill { task } => self.on_kill(task)?,
                 Event::Epoch => self.on_epoch(),
             }
             if self.events & 0x3fff == 0 {
@@ -444,7 +482,18 @@ impl<'w> Simulation<'w> {
         Ok(())
     }
 
-    fn on_task_done(&mut self, wi: usize, phase: Phase, node: u32, duration: Time) -> Result<bool> {
+    fn on_task_done(&mut self, task: u32, duration: Time) -> Result<bool> {
+        let t = self.running[task as usize];
+        self.free_ids.push(task);
+        if !t.alive {
+            self.events -= 1; // the task was preempted earlier: not an event of the run
+            return Ok(false);
+        }
+        self.running[task as usize].alive = false;
+        let (wi, phase, node) = (t.job as usize, t.phase, t.node);
+        if self.config.engine.preemption.enabled {
+            self.jobs[wi].live[phase.idx()].retain(|&id| id != task);
+        }
         let now = self.now;
         let ni = node as usize;
         let pool = self.pool_of(phase);
@@ -473,6 +522,9 @@ impl<'w> Simulation<'w> {
     fn on_epoch(&mut self) {
         self.epoch_scheduled = false;
         self.engine.tick(self.now);
+        if self.config.engine.preemption.enabled {
+            self.preempt();
+        }
         if self.active > 0 {
             self.epoch_scheduled = true;
             let next = self.now + self.config.engine.epoch_ms;
@@ -513,6 +565,7 @@ impl<'w> Simulation<'w> {
             }
             self.jobs[wi].start_ms.get_or_insert(self.now);
             let end = self.now + duration;
+            let record = self.tasks.len() as u32;
             if self.config.record_tasks {
                 let rec = TaskRecord {
                     job: wi as u32,
@@ -521,10 +574,35 @@ impl<'w> Simulation<'w> {
                     start_ms: self.now,
                     end_ms: end,
                     locality,
+                    preempted: false,
                 };
                 self.tasks.push(rec);
             }
-            self.schedule(end, Event::TaskDone { job: wi as u32, phase: c.phase, node: ni as u32, duration });
+            let run = RunningTask {
+                job: wi as u32,
+                phase: c.phase,
+                node: ni as u32,
+                index: task,
+                start: self.now,
+                end,
+                record,
+                alive: true,
+                doomed: false,
+            };
+            let id = match self.free_ids.pop() {
+                Some(id) => {
+                    self.running[id as usize] = run;
+                    id
+                }
+                None => {
+                    self.running.push(run);
+                    (self.running.len() - 1) as u32
+                }
+            };
+            if self.config.engine.preemption.enabled {
+                self.jobs[wi].live[c.phase.idx()].push(id);
+            }
+            self.schedule(end, Event::TaskDone { task: id, duration });
             launched += 1;
         }
         if launched > 0 {
@@ -535,6 +613,9 @@ impl<'w> Simulation<'w> {
 
     fn pick_reduce(&mut self, wi: usize) -> Option<(u32, Locality)> {
         let run = &mut self.jobs[wi];
+        if let Some(task) = run.requeued[Phase::Reduce.idx()].pop() {
+            return Some((task, Locality::Any));
+        }
         if (run.next_reduce as usize) < self.workload.jobs[wi].reduce_ms.len() {
             run.next_reduce += 1;
             Some((run.next_reduce - 1, Locality::Any))
@@ -547,6 +628,14 @@ impl<'w> Simulation<'w> {
         let maps = self.workload.jobs[wi].map_ms.len() as u32;
         let rack = self.nodes[ni].rack;
         let run = &mut self.jobs[wi];
+        // A preempted map runs again wherever a slot is offered at any locality (its replicas are not
+        // remembered), so a node-restricted offer passes it by.
+        if allowed == Locality::Any || self.config.replicas == 0 {
+            if let Some(task) = run.requeued[Phase::Map.idx()].pop() {
+                let level = if self.config.replicas == 0 { Locality::Node } else { Locality::Any };
+                return Some((task, level));
+            }
+        }
         if self.config.replicas == 0 {
             if run.next_map < maps {
                 run.next_map += 1;
@@ -578,6 +667,67 @@ impl<'w> Simulation<'w> {
         let (task, _) = pick?;
         run.launched[task as usize] = true;
         pick
+    }
+
+    // ----- preemption ----------------------------------------------------------------------
+
+    /// Carries out the engine's preemption decisions as the YARN shim does: the victim's youngest
+    /// running tasks of the phase (not already chosen) are killed when the grace period is over,
+    /// unless they end first.
+    fn preempt(&mut self) {
+        let grace = self.config.engine.preemption.grace_ms;
+        let decisions = self.engine.preemptions(self.now).to_vec();
+        for d in decisions {
+            let Some(&wi) = self.by_engine_id.get(d.victim.0 as usize) else { continue };
+            for _ in 0..d.count {
+                let youngest = self.jobs[wi as usize].live[d.phase.idx()]
+                    .iter()
+                    .copied()
+                    .filter(|&id| !self.running[id as usize].doomed)
+                    .max_by_key(|&id| (self.running[id as usize].start, id));
+                let Some(id) = youngest else { break };
+                self.running[id as usize].doomed = true;
+                self.schedule(self.now + grace, Event::Kill { task: id });
+            }
+        }
+    }
+
+    fn on_kill(&mut self, task: u32) -> Result<()> {
+        let t = self.running[task as usize];
+        if !t.alive {
+            self.events -= 1; // ended by itself before the grace period was over
+            return Ok(());
+        }
+        self.running[task as usize].alive = false;
+        let now = self.now;
+        let (wi, ni) = (t.job as usize, t.node as usize);
+        let pool = self.pool_of(t.phase);
+        self.nodes[ni].free[pool] += 1;
+        self.running_tasks -= 1;
+        self.busy_ms -= t.end - now;
+        self.preempted_tasks += 1;
+        self.preempted_lost_ms += now - t.start;
+        if self.config.record_tasks {
+            if let Some(rec) = self.tasks.get_mut(t.record as usize) {
+                rec.end_ms = now;
+                rec.preempted = true;
+            }
+        }
+        let run = &mut self.jobs[wi];
+        run.live[t.phase.idx()].retain(|&id| id != task);
+        run.requeued[t.phase.idx()].push(t.index);
+        let id = run.engine_id.ok_or(Error::UnknownId { kind: "job", id: wi as i64 })?;
+        self.engine.task_preempted(id, t.phase, NodeId(t.node), now - t.start, now)?;
+        self.refresh_runnable(wi);
+        if self.config.out_of_band_heartbeat {
+            let n = &mut self.nodes[ni];
+            n.generation = n.generation.wrapping_add(1);
+            n.scheduled = false;
+            self.schedule_heartbeat(ni, now);
+        } else {
+            self.wake(ni);
+        }
+        Ok(())
     }
 
     // ----- heartbeat bookkeeping -----------------------------------------------------------
@@ -685,6 +835,8 @@ impl<'w> Simulation<'w> {
         summary.events = self.events;
         summary.heartbeats = stats.node_updates;
         summary.plans = stats.plans;
+        summary.preempted_tasks = self.preempted_tasks;
+        summary.preempted_lost_s = self.preempted_lost_ms as f64 / 1000.0;
         SimResult {
             config: self.config,
             workload: self.workload.name.clone(),

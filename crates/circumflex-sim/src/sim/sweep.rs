@@ -93,6 +93,28 @@ pub const OBJECTIVES: [Objective; 3] = [
     ("max stretch", |s| s.max_stretch, |b| b.max_stretch),
 ];
 
+/// The quality gate (issue 21): each optimizing policy against `fair` on the objective it optimizes.
+/// A cell fails when the median over seeds of the policy's ratio to `fair` is above 1.
+pub const GATED: [(&str, usize); 4] =
+    [("flex:avg_response_time", 0), ("flex:avg_stretch", 1), ("flex:max_stretch", 2), ("asrpt", 0)];
+
+/// The issue's stricter targets from 35% utilization up: (policy, objective index, most ratio to fair).
+pub const TARGETS_FROM_35: [(&str, usize, f64); 3] =
+    [("flex:avg_response_time", 0, 0.8), ("flex:max_stretch", 2, 0.7), ("flex:avg_stretch", 1, 0.8)];
+
+/// One gated (cell, policy) that loses to `fair` on its own objective.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GateFailure {
+    /// Pool mode, nodes and the simulator's utilization of the cell.
+    pub cell: String,
+    /// The policy.
+    pub policy: &'static str,
+    /// Its objective's name.
+    pub objective: &'static str,
+    /// Median ratio to fair.
+    pub ratio: f64,
+}
+
 /// Nodes for target utilization `load` (module docs).
 pub fn nodes_for(workload: &Workload, load: f64, slots_per_node: u32) -> Result<u32> {
     if !(load.is_finite() && load > 0.0 && load <= 1.0) {
@@ -224,6 +246,25 @@ fn median(mut v: Vec<f64>) -> f64 {
 }
 
 impl SweepResult {
+    /// The gate's failures (see [`GATED`]); policies not swept are not gated.
+    pub fn gate_failures(&self) -> Vec<GateFailure> {
+        let mut out = Vec::new();
+        for (c, cell) in self.cells.iter().enumerate() {
+            for &(policy, o) in &GATED {
+                if !self.policies.iter().any(|p| p == policy) {
+                    continue;
+                }
+                let (name, objective, _) = OBJECTIVES[o];
+                let ratio = self.ratio_to_fair(c, policy, objective);
+                if ratio > 1.0 {
+                    let cell = format!("{} {} nodes ({:.0}%)", pool_name(cell.pool), cell.nodes, 100.0 * self.utilization(c));
+                    out.push(GateFailure { cell, policy, objective: name, ratio });
+                }
+            }
+        }
+        out
+    }
+
     fn summary(&self, cell: usize, seed: u64, policy: &str) -> Option<&Summary> {
         self.runs.iter().find(|r| r.cell == cell && r.seed == seed && r.summary.policy == policy).map(|r| &r.summary)
     }
@@ -263,13 +304,13 @@ impl SweepResult {
     pub fn runs_csv(&self) -> String {
         let mut out = String::from(
             "pool,nodes,target_utilization,seed,policy,utilization,mean_response_s,mean_stretch,max_stretch,\
-             lb_mean_response_s,lb_mean_stretch,lb_max_stretch\n",
+             lb_mean_response_s,lb_mean_stretch,lb_max_stretch,preempted_tasks,preempted_lost_s\n",
         );
         for r in &self.runs {
             let (c, s) = (&self.cells[r.cell], &r.summary);
             let _ = writeln!(
                 out,
-                "{},{},{:.2},{},{},{:.4},{:.3},{:.4},{:.4},{:.3},{:.4},{:.4}",
+                "{},{},{:.2},{},{},{:.4},{:.3},{:.4},{:.4},{:.3},{:.4},{:.4},{},{:.0}",
                 pool_name(c.pool),
                 c.nodes,
                 c.target,
@@ -281,7 +322,9 @@ impl SweepResult {
                 s.max_stretch,
                 c.bounds.mean_response_s,
                 c.bounds.mean_stretch,
-                c.bounds.max_stretch
+                c.bounds.max_stretch,
+                s.preempted_tasks,
+                s.preempted_lost_s
             );
         }
         out
@@ -325,6 +368,7 @@ impl SweepResult {
             }
             out.push('\n');
         }
+        out.push_str(&self.targets_md());
         let _ = writeln!(
             out,
             "## Lower bounds per cell\n\n| pool | nodes | mean response s | (per-job part) | mean stretch | max stretch |\n\
@@ -343,6 +387,45 @@ impl SweepResult {
                 b.max_stretch
             );
         }
+        out
+    }
+
+    /// The gate and the issue's targets, cell by cell: each gated policy's median ratio to fair on its
+    /// own objective, `ok` or `LOSES` (above 1), and from 35% utilization up whether the stricter target holds.
+    fn targets_md(&self) -> String {
+        let mut out = String::from(
+            "## Gate and targets\n\nEach optimizing policy against fair on its own objective (median ratio over \
+             seeds). The gate (`make quality-gate`, in `make test`) fails on any ratio above 1.00; from 35% \
+             utilization up the targets are FLEX(avg_response_time) mean response time at most 0.80, \
+             FLEX(max_stretch) max stretch at most 0.70, FLEX(avg_stretch) mean stretch at most 0.80.\n\n\
+             | pool | nodes | util |",
+        );
+        let gated: Vec<(&str, usize)> =
+            GATED.iter().copied().filter(|(p, _)| self.policies.iter().any(|q| q == p)).collect();
+        for (p, o) in &gated {
+            let _ = write!(out, " {p} ({}) |", OBJECTIVES[*o].0);
+        }
+        out.push_str("\n|---|---:|---:|");
+        for _ in &gated {
+            out.push_str("---|");
+        }
+        out.push('\n');
+        for (i, c) in self.cells.iter().enumerate() {
+            let util = self.utilization(i);
+            let _ = write!(out, "| {} | {} | {:.0}% |", pool_name(c.pool), c.nodes, 100.0 * util);
+            for &(p, o) in &gated {
+                let r = self.ratio_to_fair(i, p, OBJECTIVES[o].1);
+                let verdict = if r > 1.0 { "LOSES" } else { "ok" };
+                let target = TARGETS_FROM_35.iter().find(|&&(tp, to, _)| tp == p && to == o).map(|t| t.2);
+                let strict = match target {
+                    Some(t) if util >= 0.35 => format!(", target {t:.2} {}", if r <= t { "met" } else { "missed" }),
+                    _ => String::new(),
+                };
+                let _ = write!(out, " {r:.2} {verdict}{strict} |");
+            }
+            out.push('\n');
+        }
+        out.push('\n');
         out
     }
 

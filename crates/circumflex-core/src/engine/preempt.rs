@@ -1,0 +1,359 @@
+//! Engine-decided preemption (`circumflex.preemption.*`, `docs/preemption.md`): which running tasks
+//! to take back, for whom, and where the freed slot goes. Hosts carry the decisions out (the YARN shim
+//! through a strict preemption contract and a kill with the `PREEMPTED` exit status after the grace
+//! period, MRv1 through `killTask(attempt, false)`, the simulator by modelling both) and report each
+//! kill with [`Engine::task_preempted`].
+//!
+//! **When.** A job is *starved* in a pool when it is below its plan target there with runnable tasks
+//! waiting while the pool has no free slot. Once it has been starved for `delay_ms`, the engine asks
+//! for slots back on its behalf, in plan order of the starved jobs, never more than `max_fraction` of
+//! the pool in flight at once (the CapacityScheduler's per-round cap).
+//!
+//! **From whom.** Only from jobs above their own target in that pool, lowest-ranked first, and never
+//! below their target (so two jobs never preempt each other back and forth: a victim stays at or
+//! above its target, a beneficiary at or below its own). Within a victim, youngest tasks first (the
+//! FairScheduler's rule: the least work is lost), and hosts pick the same youngest tasks.
+//!
+//! **Only when worth it.** A task expected to run `r` more ms (the phase's estimate minus its age)
+//! frees its slot by itself in `r`; preempted, it frees it after the grace period `g` and throws away
+//! its age `a` plus `g` of work. The engine preempts a task only when the slot comes back sooner by more
+//! than the work lost: `r − g > a + g`. Short tasks are therefore never preempted (they end before the
+//! kill would), and long tasks only while young: what hurts response times is a slot held for minutes
+//! by a task that has barely started, which is exactly what this takes back.
+//!
+//! **Where the slot goes.** A kill earmarks the freed slot on its node for the beneficiary: that node's
+//! next heartbeat offers it to the beneficiary first (the FairScheduler's `assignPreemptedContainers`),
+//! so the slot cannot go back to the victim's re-queued task.
+//!
+//! Off (the default) nothing here runs and the engine behaves exactly as without it.
+
+use std::collections::{BTreeMap, VecDeque};
+
+use serde::Serialize;
+
+use super::{Engine, Slot};
+use crate::policy::JobLookup;
+use crate::error::Result;
+use crate::model::{JobId, NodeId, Phase, Time};
+use crate::policy::PoolMode;
+
+/// Preemptions the engine keeps for reports (status page, status JSON), newest last.
+pub const RECENT_PREEMPTIONS: usize = 256;
+
+/// A decision: take `count` running tasks of `victim`'s `phase` back (youngest first) for `beneficiary`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Preemption {
+    /// The job giving slots back.
+    pub victim: JobId,
+    /// The phase of its tasks to take.
+    pub phase: Phase,
+    /// How many.
+    pub count: u32,
+    /// The starved job the freed slots are earmarked for.
+    pub beneficiary: JobId,
+}
+
+/// One task the host killed for a preemption, as reported.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct PreemptionRecord {
+    /// When it was killed, ms.
+    pub at_ms: Time,
+    /// The job that lost the task.
+    pub victim: JobId,
+    /// The task's phase.
+    pub phase: Phase,
+    /// The node it ran on.
+    pub node: NodeId,
+    /// The job the slot was earmarked for (`None`: the decision had expired).
+    pub beneficiary: Option<JobId>,
+    /// Work thrown away: how long the task had run, ms.
+    pub lost_ms: Time,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct InFlight {
+    victim: JobId,
+    phase: Phase,
+    beneficiary: JobId,
+    count: u32,
+    /// After this the decision is forgotten (the victim's task ended by itself, or the host never
+    /// carried it out); the engine may then decide again.
+    expires: Time,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Earmark {
+    node: NodeId,
+    job: JobId,
+    expires: Time,
+}
+
+/// The engine's preemption bookkeeping.
+#[derive(Debug, Default)]
+pub(super) struct PreemptState {
+    inflight: Vec<InFlight>,
+    earmarks: Vec<Earmark>,
+    decisions: Vec<Preemption>,
+    recent: VecDeque<PreemptionRecord>,
+}
+
+/// Start times of one (job, phase)'s running tasks: a multiset (time → count).
+#[derive(Debug, Default)]
+pub(super) struct Starts(BTreeMap<Time, u32>);
+
+impl Starts {
+    pub(super) fn add(&mut self, at: Time) {
+        *self.0.entry(at).or_insert(0) += 1;
+    }
+
+    /// Removes the start of a task that began at `at` (as the host computes it from the duration it
+    /// reports): that entry if present, else the nearest one, so a host whose clocks disagree by a
+    /// few ms never leaves stale starts behind.
+    pub(super) fn remove_near(&mut self, at: Time) {
+        let below = self.0.range(..=at).next_back().map(|(&t, _)| t);
+        let above = self.0.range(at..).next().map(|(&t, _)| t);
+        let key = match (below, above) {
+            (Some(b), Some(a)) => {
+                if at - b <= a - at {
+                    b
+                } else {
+                    a
+                }
+            }
+            (Some(k), None) | (None, Some(k)) => k,
+            (None, None) => return,
+        };
+        if let Some(c) = self.0.get_mut(&key) {
+            *c -= 1;
+            if *c == 0 {
+                self.0.remove(&key);
+            }
+        }
+    }
+
+    /// Start times, youngest first.
+    fn youngest_first(&self) -> impl Iterator<Item = Time> + '_ {
+        self.0.iter().rev().flat_map(|(&t, &c)| std::iter::repeat_n(t, c as usize))
+    }
+}
+
+impl Engine {
+    /// Decides preemptions now (module docs); hosts call it from their timer, after [`Engine::tick`],
+    /// never from a heartbeat, and carry out what it returns. Empty when preemption is off.
+    pub fn preemptions(&mut self, now: Time) -> &[Preemption] {
+        self.preempt.decisions.clear();
+        if !self.config.preemption.enabled {
+            return &self.preempt.decisions;
+        }
+        self.preempt.inflight.retain(|f| f.expires >= now);
+        self.preempt.earmarks.retain(|m| m.expires >= now);
+        let pools: &[usize] = match self.config.pool_mode {
+            PoolMode::Shared => &[0],
+            PoolMode::Split => &[0, 1],
+        };
+        for &pool in pools {
+            self.preempt_in_pool(pool, now);
+        }
+        self.stats.preemptions += self.preempt.decisions.iter().map(|d| d.count as u64).sum::<u64>();
+        &self.preempt.decisions
+    }
+
+    /// The phases whose tasks use slot pool `pool`.
+    fn pool_phases(&self, pool: usize) -> &'static [Phase] {
+        match (self.config.pool_mode, pool) {
+            (PoolMode::Shared, _) => &Phase::ALL,
+            (PoolMode::Split, 0) => &[Phase::Map],
+            (PoolMode::Split, _) => &[Phase::Reduce],
+        }
+    }
+
+    fn preempt_in_pool(&mut self, pool: usize, now: Time) {
+        let cfg = self.config.preemption;
+        let (mut free, mut capacity) = (0u64, 0u64);
+        for n in self.nodes.iter().filter(|n| n.alive) {
+            free += n.capacity[pool].saturating_sub(n.running[pool]) as u64;
+            capacity += n.capacity[pool] as u64;
+        }
+        let phases = self.pool_phases(pool);
+        let in_pool = |ph: Phase| phases.contains(&ph);
+        let inflight: u64 = self.preempt.inflight.iter().filter(|f| in_pool(f.phase)).map(|f| f.count as u64).sum();
+        let cap = ((cfg.max_fraction * capacity as f64).floor() as u64).max(1);
+        let mut budget = cap.saturating_sub(inflight);
+        for rank in 0..self.plan.entries.len() {
+            let job = self.plan.entries[rank].job;
+            let Some(Slot { state, sched, .. }) = self.jobs.get(job) else { continue };
+            let mut deficit: u32 = phases
+                .iter()
+                .filter(|&&ph| state.runnable(ph))
+                .map(|&ph| sched.target[ph.idx()].saturating_sub(state.phase(ph).running).min(state.phase(ph).pending))
+                .sum();
+            let coming: u32 =
+                self.preempt.inflight.iter().filter(|f| f.beneficiary == job && in_pool(f.phase)).map(|f| f.count).sum();
+            deficit = deficit.saturating_sub(coming);
+            let starved = deficit > 0 && free == 0;
+            let Some(s) = self.sched_mut(job) else { continue };
+            if !starved {
+                s.starved_since[pool] = None;
+                continue;
+            }
+            let since = *s.starved_since[pool].get_or_insert(now);
+            if now - since < cfg.delay_ms || budget == 0 {
+                continue;
+            }
+            let want = (deficit as u64).min(budget) as u32;
+            let got = self.take_from_victims(job, rank, pool, want, now);
+            budget -= got as u64;
+        }
+    }
+
+    /// Chooses up to `want` tasks in `pool` to take back for `beneficiary` (plan rank `rank`) from jobs
+    /// above their target, lowest-ranked first; records the decisions. Returns how many.
+    fn take_from_victims(&mut self, beneficiary: JobId, rank: usize, pool: usize, want: u32, now: Time) -> u32 {
+        let cfg = self.config.preemption;
+        let phases = self.pool_phases(pool);
+        let expires = now + cfg.grace_ms + 2 * self.config.epoch_ms + cfg.delay_ms;
+        let mut got = 0;
+        for v in (0..self.plan.entries.len()).rev() {
+            if got == want {
+                break;
+            }
+            let victim = self.plan.entries[v].job;
+            if v == rank || victim == beneficiary {
+                continue;
+            }
+            let Some(Slot { state, sched, starts }) = self.jobs.get(victim) else { continue };
+            if !state.is_active() {
+                continue;
+            }
+            let mut asked = [0u32; 2];
+            for f in self.preempt.inflight.iter().filter(|f| f.victim == victim) {
+                asked[f.phase.idx()] += f.count;
+            }
+            let running: u32 = phases.iter().map(|&ph| state.phase(ph).running).sum();
+            let target: u32 = phases.iter().map(|&ph| sched.target[ph.idx()]).sum();
+            let mut over = running.saturating_sub(target).saturating_sub(asked.iter().sum());
+            if over == 0 {
+                continue;
+            }
+            // Youngest first across the pool's phases, skipping the tasks already asked for (hosts take
+            // the youngest, so those are they); stop at the first task not worth preempting.
+            let mut take = [0u32; 2];
+            let mut iters: Vec<(Phase, Time, std::iter::Peekable<_>)> = phases
+                .iter()
+                .map(|&ph| {
+                    let est = state.task_ms_estimate(ph);
+                    (ph, est, starts[ph.idx()].youngest_first().skip(asked[ph.idx()] as usize).peekable())
+                })
+                .collect();
+            while over > 0 && got + take.iter().sum::<u32>() < want {
+                let next = iters
+                    .iter_mut()
+                    .enumerate()
+                    .filter_map(|(i, (_, _, it))| it.peek().map(|&t| (t, i)))
+                    .max_by_key(|&(t, i)| (t, std::cmp::Reverse(i)));
+                let Some((start, i)) = next else { break };
+                let (ph, est, it) = &mut iters[i];
+                let age = (now - start).max(0);
+                let remaining = *est - age;
+                if remaining - cfg.grace_ms <= age + cfg.grace_ms {
+                    // Older tasks of this phase are even less worth it.
+                    while it.next().is_some() {}
+                    continue;
+                }
+                it.next();
+                take[ph.idx()] += 1;
+                over -= 1;
+            }
+            drop(iters);
+            for ph in Phase::ALL {
+                let count = take[ph.idx()];
+                if count == 0 {
+                    continue;
+                }
+                got += count;
+                self.preempt.decisions.push(Preemption { victim, phase: ph, count, beneficiary });
+                self.preempt.inflight.push(InFlight { victim, phase: ph, beneficiary, count, expires });
+            }
+        }
+        got
+    }
+
+    /// The host killed a task of `job`'s `phase` on `node` for a preemption after it had run `ran_ms`.
+    /// The task goes back to pending (it is re-run; a preempted attempt is not a failure), the work is
+    /// counted as lost, and the freed slot is earmarked for the job the decision named.
+    pub fn task_preempted(&mut self, job: JobId, phase: Phase, node: NodeId, ran_ms: Time, now: Time) -> Result<()> {
+        let ran_ms = ran_ms.clamp(0, crate::model::MAX_TASK_MS);
+        self.task_finished(job, phase, node, ran_ms, false, now)?;
+        let beneficiary = match self.preempt.inflight.iter().position(|f| f.victim == job && f.phase == phase) {
+            Some(i) => {
+                let f = &mut self.preempt.inflight[i];
+                let b = f.beneficiary;
+                f.count -= 1;
+                if f.count == 0 {
+                    self.preempt.inflight.swap_remove(i);
+                }
+                Some(b)
+            }
+            None => None,
+        };
+        if let Some(b) = beneficiary {
+            let expires = now + 2 * self.config.epoch_ms + self.config.preemption.delay_ms;
+            self.preempt.earmarks.push(Earmark { node, job: b, expires });
+        }
+        self.stats.preempted_tasks += 1;
+        self.stats.preempted_lost_ms = self.stats.preempted_lost_ms.saturating_add(ran_ms as u64);
+        if self.preempt.recent.len() >= RECENT_PREEMPTIONS {
+            self.preempt.recent.pop_front();
+        }
+        self.preempt.recent.push_back(PreemptionRecord { at_ms: now, victim: job, phase, node, beneficiary, lost_ms: ran_ms });
+        Ok(())
+    }
+
+    /// The last [`RECENT_PREEMPTIONS`] preempted tasks, oldest first.
+    pub fn recent_preemptions(&self) -> impl DoubleEndedIterator<Item = &PreemptionRecord> + '_ {
+        self.preempt.recent.iter()
+    }
+
+    /// Tasks asked back and not yet killed.
+    pub fn preemptions_in_flight(&self) -> u32 {
+        self.preempt.inflight.iter().map(|f| f.count).sum()
+    }
+
+    /// Forgets the earmarks of a lost node.
+    pub(super) fn drop_earmarks(&mut self, node: NodeId) {
+        self.preempt.earmarks.retain(|m| m.node != node);
+    }
+
+    /// First choices of a heartbeat of `node`: the slots freed there by preemption go to the jobs they
+    /// were taken for (one task each, any locality), then the earmarks are spent.
+    pub(super) fn earmarked_choices(&mut self, node: NodeId, budget: &mut [u32; 2], shared: bool) {
+        if self.preempt.earmarks.is_empty() {
+            return;
+        }
+        let mut i = 0;
+        while i < self.preempt.earmarks.len() {
+            let m = self.preempt.earmarks[i];
+            if m.node != node {
+                i += 1;
+                continue;
+            }
+            self.preempt.earmarks.swap_remove(i);
+            let Some(j) = self.jobs.lookup(m.job) else { continue };
+            let phase = Phase::ALL.into_iter().find(|&ph| {
+                let b = if shared { 0 } else { ph.idx() };
+                budget[b] > 0 && j.runnable(ph) && {
+                    let offered: u32 =
+                        self.choices.iter().filter(|c| c.job == m.job && c.phase == ph).map(|c| c.count).sum();
+                    j.phase(ph).pending > offered
+                }
+            });
+            if let Some(ph) = phase {
+                self.push_choice(m.job, ph, crate::model::Locality::Any);
+                Self::spend(budget, shared, ph);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,133 @@
+//! Preemption decisions on small hand-built states, with the Fair baseline's targets.
+
+use super::*;
+use crate::engine::Choice;
+use crate::config::{EngineConfig, PreemptionConfig};
+use crate::model::{JobSpec, Locality};
+use crate::policy::Policy;
+
+fn engine(preemption: PreemptionConfig) -> Engine {
+    let cfg = EngineConfig { policy: "fair".into(), pool_mode: PoolMode::Shared, preemption, ..EngineConfig::default() };
+    let policy: Box<dyn Policy> = Box::new(crate::baseline::fair::Fair);
+    Engine::with_policy(cfg, policy)
+}
+
+fn on(delay_ms: Time, grace_ms: Time) -> PreemptionConfig {
+    PreemptionConfig { enabled: true, delay_ms, grace_ms, max_fraction: 1.0 }
+}
+
+/// A long job (tasks of `task_ms`) holding all 4 slots of one node since t = 0, and a short job
+/// arriving at t = 1 s. Returns (engine, node, long job, short job).
+fn long_job_holds_the_node(preemption: PreemptionConfig, task_ms: Time) -> (Engine, NodeId, JobId, JobId) {
+    let mut e = engine(preemption);
+    let n = e.add_node("n0", "/r0", 4, 0);
+    let (long, _) = e.submit(JobSpec::new(0, 40, 0).with_task_ms(task_ms, 1), 0).unwrap();
+    e.tick(0);
+    let choices = e.node_update(n, [4, 0], 0).unwrap().to_vec();
+    assert_eq!(choices.iter().map(|c| c.count).sum::<u32>(), 4);
+    for _ in 0..4 {
+        e.task_started(long, Phase::Map, n, Locality::Node, 0).unwrap();
+    }
+    let (short, _) = e.submit(JobSpec::new(1_000, 2, 0).with_task_ms(5_000, 1), 1_000).unwrap();
+    e.tick(1_000);
+    (e, n, long, short)
+}
+
+#[test]
+fn off_decides_nothing_and_earmarks_nothing() {
+    let (mut e, n, _, _) = long_job_holds_the_node(PreemptionConfig::default(), 600_000);
+    for t in [1_000, 5_000, 60_000] {
+        assert!(e.preemptions(t).is_empty());
+    }
+    assert_eq!(e.preemptions_in_flight(), 0);
+    assert_eq!(e.stats().preemptions, 0);
+    assert!(e.node_update(n, [0, 0], 60_000).unwrap().is_empty());
+}
+
+#[test]
+fn a_starved_job_gets_the_youngest_tasks_of_the_job_above_its_share_after_the_delay() {
+    let (mut e, n, long, short) = long_job_holds_the_node(on(3_000, 1_000), 600_000);
+    // Starved from t = 1 s: not yet at 3 s, then its whole deficit (fair share 2, 2 tasks pending).
+    assert!(e.preemptions(1_000).is_empty());
+    assert!(e.preemptions(3_999).is_empty());
+    let d = e.preemptions(4_000).to_vec();
+    assert_eq!(d, vec![Preemption { victim: long, phase: Phase::Map, count: 2, beneficiary: short }]);
+    // In flight: not decided twice.
+    assert!(e.preemptions(5_000).is_empty());
+    assert_eq!(e.preemptions_in_flight(), 2);
+    // The host kills one after the grace; the freed slot goes to the short job, not back to the long one.
+    e.task_preempted(long, Phase::Map, n, 5_000, 5_000).unwrap();
+    assert_eq!(e.preemptions_in_flight(), 1);
+    let c = e.node_update(n, [1, 0], 5_000).unwrap().to_vec();
+    assert_eq!(c[0], Choice { job: short, phase: Phase::Map, count: 1, locality: Locality::Any });
+    let st = e.stats();
+    assert_eq!((st.preemptions, st.preempted_tasks, st.preempted_lost_ms), (2, 1, 5_000));
+    let rec: Vec<_> = e.recent_preemptions().copied().collect();
+    assert_eq!(rec.len(), 1);
+    assert_eq!((rec[0].victim, rec[0].beneficiary, rec[0].lost_ms), (long, Some(short), 5_000));
+    // The preempted task is pending again, not failed.
+    let j = e.job(long).unwrap();
+    assert_eq!((j.phase(Phase::Map).running, j.phase(Phase::Map).pending), (3, 37));
+}
+
+#[test]
+fn tasks_that_would_end_before_the_kill_or_lose_more_than_they_save_are_left_alone() {
+    // 20 s tasks, grace 15 s: a task 3 s old has 17 s left, freed 2 s earlier by a kill that throws
+    // away 18 s: not worth it.
+    let (mut e, _, _, _) = long_job_holds_the_node(on(0, 15_000), 20_000);
+    assert!(e.preemptions(3_000).is_empty());
+    // 600 s tasks: worth it while young, not once they have run for most of their time.
+    let (mut e, _, _, _) = long_job_holds_the_node(on(0, 15_000), 600_000);
+    assert_eq!(e.preemptions(3_000).iter().map(|d| d.count).sum::<u32>(), 2);
+    let (mut e, _, _, _) = long_job_holds_the_node(on(0, 15_000), 600_000);
+    assert!(e.preemptions(300_000).is_empty());
+}
+
+#[test]
+fn never_below_the_victims_target_and_never_over_the_per_pool_cap() {
+    // Cap 1/4 of the 4-slot pool: one task in flight at a time.
+    let mut cfg = on(0, 1_000);
+    cfg.max_fraction = 0.25;
+    let (mut e, n, long, short) = long_job_holds_the_node(cfg, 600_000);
+    assert_eq!(e.preemptions(2_000).iter().map(|d| d.count).sum::<u32>(), 1);
+    assert!(e.preemptions(2_500).is_empty());
+    e.task_preempted(long, Phase::Map, n, 2_500, 2_500).unwrap();
+    e.node_update(n, [1, 0], 2_500).unwrap();
+    e.task_started(short, Phase::Map, n, Locality::Any, 2_500).unwrap();
+    e.tick(2_500);
+    assert_eq!(e.preemptions(3_000).iter().map(|d| d.count).sum::<u32>(), 1);
+    e.task_preempted(long, Phase::Map, n, 3_000, 3_000).unwrap();
+    e.node_update(n, [1, 0], 3_000).unwrap();
+    e.task_started(short, Phase::Map, n, Locality::Any, 3_000).unwrap();
+    e.tick(3_000);
+    // Both at their fair share of 2 now: nothing more, ever.
+    for t in [3_500, 10_000, 100_000] {
+        assert!(e.preemptions(t).is_empty());
+    }
+}
+
+#[test]
+fn an_unannounced_kill_is_still_a_requeue_with_its_work_counted() {
+    let (mut e, n, long, _) = long_job_holds_the_node(on(0, 1_000), 600_000);
+    e.task_preempted(long, Phase::Map, n, 1_000, 1_000).unwrap();
+    let rec = *e.recent_preemptions().next_back().unwrap();
+    assert_eq!((rec.beneficiary, rec.lost_ms), (None, 1_000));
+    assert_eq!(e.job(long).unwrap().phase(Phase::Map).pending, 37);
+    assert!(e.task_preempted(JobId(99), Phase::Map, n, 1, 1).is_err());
+}
+
+#[test]
+fn starts_remove_the_nearest_entry() {
+    let mut s = Starts::default();
+    for t in [10, 10, 20, 35] {
+        s.add(t);
+    }
+    assert_eq!(s.youngest_first().collect::<Vec<_>>(), vec![35, 20, 10, 10]);
+    s.remove_near(21);
+    s.remove_near(10);
+    assert_eq!(s.youngest_first().collect::<Vec<_>>(), vec![35, 10]);
+    s.remove_near(1_000);
+    s.remove_near(-5);
+    s.remove_near(0);
+    assert_eq!(s.youngest_first().count(), 0);
+}
