@@ -145,7 +145,7 @@ impl MinCostFlow {
             vec![0.0; nodes]
         };
         for &(arc, amount) in start {
-            if arc % 2 == 1 || arc >= arcs || !(amount > 0.0) {
+            if arc % 2 == 1 || arc >= arcs || amount.is_nan() || amount <= 0.0 {
                 continue;
             }
             let amount = amount.min(self.residual[arc]);

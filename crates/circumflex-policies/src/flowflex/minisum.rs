@@ -231,6 +231,7 @@ fn warm_flow(
     capacities: &[f64],
     source_arcs: &[usize],
     arcs: &[Vec<(usize, usize)>],
+    sink_arcs: &[usize],
     down_arcs: &[usize],
 ) -> Vec<(usize, f64)> {
     let intervals = capacities.len();
@@ -258,6 +259,7 @@ fn warm_flow(
     let mut carry = 0.0;
     for k in (0..intervals).rev() {
         let arriving = at_interval[k] + carry;
+        start.push((sink_arcs[k], arriving.min(capacities[k])));
         carry = (arriving - capacities[k]).max(0.0);
         if k > 0 && carry > 0.0 {
             start.push((down_arcs[k - 1], carry));
@@ -298,9 +300,10 @@ fn solve_network(
     let mut previous = 0.0;
     let mut capacities = Vec::with_capacity(intervals);
     let mut down_arcs = Vec::with_capacity(intervals);
+    let mut sink_arcs = Vec::with_capacity(intervals);
     for (k, &end) in grid.iter().enumerate() {
         capacities.push(f64::from(slots) * (end - previous));
-        net.add_arc(interval_node(k), sink, f64::from(slots) * (end - previous), 0.0)?;
+        sink_arcs.push(net.add_arc(interval_node(k), sink, f64::from(slots) * (end - previous), 0.0)?);
         if k + 1 < intervals {
             down_arcs.push(net.add_arc(interval_node(k + 1), interval_node(k), f64::INFINITY, 0.0)?);
         }
@@ -310,7 +313,7 @@ fn solve_network(
     let cost = match warm {
         None => net.solve(source, sink, demand)?,
         Some(warm) => {
-            let start = warm_flow(warm, volumes, &capacities, &source_arcs, &arcs, &down_arcs);
+            let start = warm_flow(warm, volumes, &capacities, &source_arcs, &arcs, &sink_arcs, &down_arcs);
             let p = &warm.prices;
             let mut potential = Vec::with_capacity(m + intervals + 2);
             potential.push(p.source);
