@@ -24,6 +24,8 @@ pub struct MinCostFlow {
     head: Vec<usize>,
     residual: Vec<f64>,
     cost: Vec<f64>,
+    /// The node prices the last solve ended with (reduced costs `≥ 0` on every residual arc).
+    potential: Vec<f64>,
 }
 
 impl MinCostFlow {
@@ -55,6 +57,12 @@ impl MinCostFlow {
             self.cost.push(cost);
         }
         Ok(id)
+    }
+
+    /// The node prices the last [`MinCostFlow::solve`] or [`MinCostFlow::solve_warm`] ended with
+    /// (empty before any solve): the warm start of a later, similar network.
+    pub fn potentials(&self) -> &[f64] {
+        &self.potential
     }
 
     /// Flow currently on arc `arc` (an id from [`MinCostFlow::add_arc`]).
@@ -100,7 +108,176 @@ impl MinCostFlow {
             }
             remaining -= amount;
         }
+        self.potential = potential;
         Ok(total)
+    }
+
+    /// Like [`MinCostFlow::solve`], but started from a guess: `start` gives a flow per arc id (clamped
+    /// to the arc's capacity; the guess need not conserve flow) and `potential` node prices (any
+    /// values; wrong length means all 0). Returns the cost; the final potentials are kept as the
+    /// next warm start's prices ([`MinCostFlow::potentials`]).
+    ///
+    /// The guess is repaired into an optimal flow by the successive-shortest-path method on a
+    /// pseudo-flow: (1) raise potentials until every uncapacitated residual arc has a non-negative
+    /// reduced cost (a longest-path relaxation over those arcs, whose costs are `≥ 0`); (2) saturate
+    /// every capacitated residual arc whose reduced cost is still negative; (3) while a node has
+    /// excess, send flow along a shortest (reduced-cost) path from the excess nodes to the nearest
+    /// node in deficit, updating potentials by `min(d, d_deficit)` (the early-stop rule that keeps
+    /// every residual reduced cost `≥ 0`). When nothing is left unbalanced, the flow carries `demand`
+    /// and has no residual arc of negative reduced cost, so it is a minimum-cost flow (the same
+    /// certificate as the cold [`MinCostFlow::solve`]): its cost equals the cold solve's, though
+    /// among equal-cost optima it may pick another. A guess close to the optimum (the previous
+    /// epoch's) needs few augmentations. Errors when the demand cannot be carried or the repair
+    /// does not converge within its iteration budget (callers then solve cold).
+    pub fn solve_warm(
+        &mut self,
+        source: usize,
+        sink: usize,
+        demand: f64,
+        start: &[(usize, f64)],
+        potential: Vec<f64>,
+    ) -> Result<f64> {
+        let nodes = self.adjacency.len();
+        let arcs = self.head.len();
+        let mut potential = if potential.len() == nodes && potential.iter().all(|p| p.is_finite()) {
+            potential
+        } else {
+            vec![0.0; nodes]
+        };
+        for &(arc, amount) in start {
+            if arc % 2 == 1 || arc >= arcs || amount.is_nan() || amount <= 0.0 {
+                continue;
+            }
+            let amount = amount.min(self.residual[arc]);
+            self.residual[arc] -= amount;
+            self.residual[arc ^ 1] += amount;
+        }
+        let tolerance = 1e-10 * demand.max(1.0);
+        let mut excess = vec![0.0f64; nodes];
+        if source < nodes && sink < nodes {
+            excess[source] += demand;
+            excess[sink] -= demand;
+        }
+        for arc in (0..arcs).step_by(2) {
+            let flow = self.residual[arc ^ 1];
+            excess[self.head[arc ^ 1]] -= flow;
+            excess[self.head[arc]] += flow;
+        }
+        // (1) Uncapacitated arcs cannot be saturated: fix their reduced costs through the tails' prices.
+        let mut settled = false;
+        for _ in 0..=nodes {
+            let mut changed = false;
+            for arc in 0..arcs {
+                if self.residual[arc].is_infinite() {
+                    let (tail, head) = (self.head[arc ^ 1], self.head[arc]);
+                    let wanted = potential[head] - self.cost[arc];
+                    if potential[tail] < wanted {
+                        potential[tail] = wanted;
+                        changed = true;
+                    }
+                }
+            }
+            if !changed {
+                settled = true;
+                break;
+            }
+        }
+        if !settled {
+            return Err(Error::job("min-cost flow warm start", "potentials", "a relaxation that settles"));
+        }
+        // (2) Saturate the capacitated residual arcs that still have a negative reduced cost.
+        for arc in 0..arcs {
+            let r = self.residual[arc];
+            if r > EPSILON && r.is_finite() {
+                let (tail, head) = (self.head[arc ^ 1], self.head[arc]);
+                // Float noise in prices (a few ulps) is not a reason to move flow: the solver treats
+                // such arcs as reduced cost 0, as the cold solve does (`max(0.0)` in Dijkstra).
+                let noise = 1e-9 * (self.cost[arc].abs() + potential[tail].abs() + potential[head].abs()).max(1e-3);
+                if self.cost[arc] + potential[tail] - potential[head] < -noise {
+                    self.residual[arc] = 0.0;
+                    self.residual[arc ^ 1] += r;
+                    excess[tail] -= r;
+                    excess[head] += r;
+                }
+            }
+        }
+        // (3) Successive shortest paths from the excess nodes to the nearest deficit.
+        let budget = 4 * arcs + 4 * nodes + 64;
+        let mut distance = vec![f64::INFINITY; nodes];
+        let mut via = vec![usize::MAX; nodes];
+        let mut done = vec![false; nodes];
+        let mut heap = BinaryHeap::new();
+        for _ in 0..budget {
+            if excess.iter().all(|&e| e <= tolerance) {
+                let total = (0..arcs).step_by(2).map(|a| self.residual[a ^ 1] * self.cost[a]).sum();
+                self.potential = potential;
+                return Ok(total);
+            }
+            distance.fill(f64::INFINITY);
+            via.fill(usize::MAX);
+            done.fill(false);
+            heap.clear();
+            for (node, &e) in excess.iter().enumerate() {
+                if e > tolerance {
+                    distance[node] = 0.0;
+                    heap.push(Reverse((0.0f64.to_bits(), node)));
+                }
+            }
+            let mut target = None;
+            while let Some(Reverse((_, node))) = heap.pop() {
+                if std::mem::replace(&mut done[node], true) {
+                    continue;
+                }
+                if excess[node] < -tolerance {
+                    target = Some(node);
+                    break;
+                }
+                for &arc in &self.adjacency[node] {
+                    if self.residual[arc] <= EPSILON {
+                        continue;
+                    }
+                    let next = self.head[arc];
+                    let reduced = (self.cost[arc] + potential[node] - potential[next]).max(0.0);
+                    let candidate = distance[node] + reduced;
+                    if candidate < distance[next] {
+                        distance[next] = candidate;
+                        via[next] = arc;
+                        heap.push(Reverse((candidate.to_bits(), next)));
+                    }
+                }
+            }
+            let Some(target) = target else {
+                let left: f64 = excess.iter().filter(|&&e| e > tolerance).sum();
+                return Err(Error::job(
+                    "min-cost flow demand",
+                    demand,
+                    format!("at most what the network can carry ({left} unplaced)"),
+                ));
+            };
+            let reached = distance[target];
+            for (p, d) in potential.iter_mut().zip(&distance) {
+                *p += d.min(reached);
+            }
+            let mut amount = -excess[target];
+            let mut at = target;
+            while via[at] != usize::MAX {
+                let arc = via[at];
+                amount = amount.min(self.residual[arc]);
+                at = self.head[arc ^ 1];
+            }
+            amount = amount.min(excess[at]);
+            let start_node = at;
+            let mut at = target;
+            while via[at] != usize::MAX {
+                let arc = via[at];
+                self.residual[arc] -= amount;
+                self.residual[arc ^ 1] += amount;
+                at = self.head[arc ^ 1];
+            }
+            excess[start_node] -= amount;
+            excess[target] += amount;
+        }
+        Err(Error::job("min-cost flow warm start", "augmentations", format!("at most {budget}")))
     }
 
     /// Dijkstra on reduced costs from `source`: distances and the arc used to reach each node.
@@ -236,6 +413,76 @@ mod tests {
                 prop_assert!(inner.abs() < 1e-9);
             }
             prop_assert!((balance[7] - 10.0).abs() < 1e-9);
+        }
+
+        /// A warm solve from any guess (random flows on random arcs, random prices) reaches the cold
+        /// solve's cost with the same certificate (no negative residual cycle) and conserves flow.
+        #[test]
+        fn warm_solve_matches_cold_from_any_guess(
+            arcs in proptest::collection::vec((0usize..6, 0usize..6, 1u32..6, 0u32..9), 1..25),
+            guess in proptest::collection::vec((0usize..64, 0u32..8), 0..30),
+            prices in proptest::collection::vec(-20i32..20, 8),
+            uncapacitated in 0usize..6,
+        ) {
+            let build = || {
+                let mut net = MinCostFlow::new(8);
+                let mut ids = Vec::new();
+                for i in 1..=6 {
+                    let cap = if i == uncapacitated + 1 { f64::INFINITY } else { 2.0 };
+                    ids.push((0, i, net.add_arc(0, i, cap, 20.0).unwrap()));
+                    ids.push((i, 7, net.add_arc(i, 7, 2.0, 0.0).unwrap()));
+                }
+                for &(a, b, cap, cost) in &arcs {
+                    if a != b {
+                        let cap = if cap == 5 { f64::INFINITY } else { f64::from(cap) };
+                        ids.push((a + 1, b + 1, net.add_arc(a + 1, b + 1, cap, f64::from(cost)).unwrap()));
+                    }
+                }
+                (net, ids)
+            };
+            let (mut cold, _) = build();
+            let cold_cost = cold.solve(0, 7, 10.0).unwrap();
+            let (mut warm, ids) = build();
+            let start: Vec<(usize, f64)> = guess.iter().map(|&(i, f)| (ids[i % ids.len()].2, f64::from(f) * 0.5)).collect();
+            let potential: Vec<f64> = prices.iter().map(|&p| f64::from(p)).collect();
+            let warm_cost = warm.solve_warm(0, 7, 10.0, &start, potential).unwrap();
+            prop_assert!((warm_cost - cold_cost).abs() < 1e-7 * cold_cost.max(1.0), "{} {}", warm_cost, cold_cost);
+            prop_assert!(!warm.has_negative_residual_cycle());
+            let mut balance = [0.0f64; 8];
+            for &(a, b, id) in &ids {
+                let f = warm.flow_on(id);
+                prop_assert!(f >= -1e-9);
+                balance[a] -= f;
+                balance[b] += f;
+            }
+            for inner in &balance[1..=6] {
+                prop_assert!(inner.abs() < 1e-7);
+            }
+            prop_assert!((balance[7] - 10.0).abs() < 1e-7);
+        }
+    }
+
+    /// Started from its own optimum (flows and prices), a warm solve makes no augmentation and keeps
+    /// the flow.
+    #[test]
+    fn warm_solve_from_the_optimum_keeps_it() {
+        let build = || {
+            let mut net = MinCostFlow::new(4);
+            let ids = [
+                net.add_arc(0, 1, 3.0, 1.0).unwrap(),
+                net.add_arc(1, 3, f64::INFINITY, 0.0).unwrap(),
+                net.add_arc(0, 2, f64::INFINITY, 5.0).unwrap(),
+                net.add_arc(2, 3, 10.0, 0.0).unwrap(),
+            ];
+            (net, ids)
+        };
+        let (mut cold, ids) = build();
+        let cost = cold.solve(0, 3, 5.0).unwrap();
+        let start: Vec<(usize, f64)> = ids.iter().map(|&a| (a, cold.flow_on(a))).collect();
+        let (mut warm, _) = build();
+        assert_eq!(warm.solve_warm(0, 3, 5.0, &start, cold.potentials().to_vec()).unwrap(), cost);
+        for &a in &ids {
+            assert_eq!(warm.flow_on(a), cold.flow_on(a));
         }
     }
 }

@@ -193,11 +193,84 @@ fn cheapest_in_interval(cost: &Penalty, q: f64, previous: f64) -> f64 {
     }
 }
 
-/// A solved network: its cost, the solver (for arc flows) and per chain the arcs `(interval, arc id)`.
+/// A solved network: its cost, the solver (for arc flows and prices) and per chain the arcs
+/// `(interval, arc id)`.
 type SolvedNetwork = (f64, MinCostFlow, Vec<Vec<(usize, usize)>>);
 
+/// Node prices of a solved Fig. 6 network, by role: what a later warm start reuses.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Prices {
+    /// The source's price.
+    pub source: f64,
+    /// The sink's price.
+    pub sink: f64,
+    /// Per chain, its node's price.
+    pub chains: Vec<f64>,
+    /// Per grid interval (by index), its node's price.
+    pub intervals: Vec<f64>,
+}
+
+/// A warm start for [`minisum_for_planning_warm`]: an earlier relaxation's solution, aligned by the
+/// caller to the new instance's chains.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct WarmStart {
+    /// Per chain of the new instance (same order): the work it charged to each interval index in
+    /// the earlier solution, or `None` for a chain the earlier instance did not have.
+    pub charged: Vec<Option<Vec<f64>>>,
+    /// The earlier prices, `chains` aligned like `charged` (any value for a new chain).
+    pub prices: Prices,
+}
+
+/// The initial flow of a warm start on the network `solve_network` builds: the earlier charges,
+/// clamped to each chain's arcs and volume (latest intervals given up first), the source arcs carrying
+/// what the chains charge, and the interval nodes passing what exceeds their capacity down to earlier
+/// intervals. It need not be feasible; [`MinCostFlow::solve_warm`] repairs it.
+fn warm_flow(
+    warm: &WarmStart,
+    volumes: &[f64],
+    capacities: &[f64],
+    source_arcs: &[usize],
+    arcs: &[Vec<(usize, usize)>],
+    sink_arcs: &[usize],
+    down_arcs: &[usize],
+) -> Vec<(usize, f64)> {
+    let intervals = capacities.len();
+    let mut start = Vec::new();
+    let mut at_interval = vec![0.0f64; intervals];
+    for (j, chain_arcs) in arcs.iter().enumerate() {
+        let Some(Some(earlier)) = warm.charged.get(j) else { continue };
+        let mut left = volumes[j];
+        let mut wanted: Vec<(usize, usize, f64)> = Vec::with_capacity(chain_arcs.len());
+        for &(k, arc) in chain_arcs {
+            let amount = earlier.get(k).copied().unwrap_or(0.0);
+            if amount > 0.0 && amount.is_finite() {
+                let amount = amount.min(left);
+                left -= amount;
+                wanted.push((k, arc, amount));
+            }
+        }
+        let total: f64 = wanted.iter().map(|w| w.2).sum();
+        start.push((source_arcs[j], total));
+        for (k, arc, amount) in wanted {
+            start.push((arc, amount));
+            at_interval[k] += amount;
+        }
+    }
+    let mut carry = 0.0;
+    for k in (0..intervals).rev() {
+        let arriving = at_interval[k] + carry;
+        start.push((sink_arcs[k], arriving.min(capacities[k])));
+        carry = (arriving - capacities[k]).max(0.0);
+        if k > 0 && carry > 0.0 {
+            start.push((down_arcs[k - 1], carry));
+        }
+    }
+    start
+}
+
 /// Builds and solves Fig. 6's network on `grid` with per-(chain, interval) costs from `charge`;
-/// returns the cost and, per chain, the arcs `(interval, arc id)` with the network.
+/// returns the cost and, per chain, the arcs `(interval, arc id)` with the network. With `warm`, the
+/// solve starts from that solution ([`MinCostFlow::solve_warm`]; same optimal cost).
 fn solve_network(
     chains: &[PseudoChain],
     q: &[f64],
@@ -205,6 +278,7 @@ fn solve_network(
     slots: u32,
     grid: &[f64],
     charge: impl Fn(usize, usize) -> f64,
+    warm: Option<&WarmStart>,
 ) -> Result<SolvedNetwork> {
     let (m, intervals) = (chains.len(), grid.len());
     // Nodes: 0 = r, 1..=m = a_j, m+1..=m+K = b_k, m+K+1 = r'.
@@ -212,8 +286,9 @@ fn solve_network(
     let interval_node = |k: usize| m + 1 + k;
     let mut net = MinCostFlow::new(m + intervals + 2);
     let mut arcs: Vec<Vec<(usize, usize)>> = Vec::with_capacity(m);
+    let mut source_arcs = Vec::with_capacity(m);
     for j in 0..m {
-        net.add_arc(source, 1 + j, volumes[j], 0.0)?;
+        source_arcs.push(net.add_arc(source, 1 + j, volumes[j], 0.0)?);
         let first = grid.partition_point(|&t| t < q[j] * (1.0 - FLOAT_SLACK));
         let mut chain_arcs = Vec::with_capacity(intervals - first.min(intervals));
         for k in first..intervals {
@@ -223,15 +298,44 @@ fn solve_network(
         arcs.push(chain_arcs);
     }
     let mut previous = 0.0;
+    let mut capacities = Vec::with_capacity(intervals);
+    let mut down_arcs = Vec::with_capacity(intervals);
+    let mut sink_arcs = Vec::with_capacity(intervals);
     for (k, &end) in grid.iter().enumerate() {
-        net.add_arc(interval_node(k), sink, f64::from(slots) * (end - previous), 0.0)?;
+        capacities.push(f64::from(slots) * (end - previous));
+        sink_arcs.push(net.add_arc(interval_node(k), sink, f64::from(slots) * (end - previous), 0.0)?);
         if k + 1 < intervals {
-            net.add_arc(interval_node(k + 1), interval_node(k), f64::INFINITY, 0.0)?;
+            down_arcs.push(net.add_arc(interval_node(k + 1), interval_node(k), f64::INFINITY, 0.0)?);
         }
         previous = end;
     }
-    let cost = net.solve(source, sink, volumes.iter().sum())?;
+    let demand = volumes.iter().sum();
+    let cost = match warm {
+        None => net.solve(source, sink, demand)?,
+        Some(warm) => {
+            let start = warm_flow(warm, volumes, &capacities, &source_arcs, &arcs, &sink_arcs, &down_arcs);
+            let p = &warm.prices;
+            let mut potential = Vec::with_capacity(m + intervals + 2);
+            potential.push(p.source);
+            potential.extend((0..m).map(|j| p.chains.get(j).copied().unwrap_or(p.source)));
+            potential.extend((0..intervals).map(|k| p.intervals.get(k).copied().unwrap_or(p.sink)));
+            potential.push(p.sink);
+            net.solve_warm(source, sink, demand, &start, potential)?
+        }
+    };
     Ok((cost, net, arcs))
+}
+
+/// The prices of a network `solve_network` solved, by role.
+fn network_prices(net: &MinCostFlow, chains: usize, intervals: usize) -> Prices {
+    let p = net.potentials();
+    let at = |i: usize| p.get(i).copied().unwrap_or(0.0);
+    Prices {
+        source: at(0),
+        sink: at(chains + intervals + 1),
+        chains: (1..=chains).map(at).collect(),
+        intervals: (chains + 1..=chains + intervals).map(at).collect(),
+    }
 }
 
 /// Fig. 6 on an explicit grid of increasing interval ends `T_1 < … < T_K` (`T_K ≥` the horizon).
@@ -255,7 +359,7 @@ pub fn minisum_best_rounding(
     grid: Vec<f64>,
     thetas: &[f64],
 ) -> Result<MinisumSchedule> {
-    best_rounding(chains, costs, slots, grid, thetas, true)
+    best_rounding(chains, costs, slots, grid, thetas, true, None).map(|(out, _)| out)
 }
 
 /// [`minisum_best_rounding`] without the certified bound's second solve (epoch re-planning needs
@@ -267,7 +371,28 @@ pub fn minisum_for_planning(
     grid: Vec<f64>,
     thetas: &[f64],
 ) -> Result<MinisumSchedule> {
-    best_rounding(chains, costs, slots, grid, thetas, false)
+    best_rounding(chains, costs, slots, grid, thetas, false, None).map(|(out, _)| out)
+}
+
+/// [`minisum_for_planning`] warm-started from an earlier solution (`None`: the cold solve, exactly
+/// [`minisum_for_planning`]), also returning the solved network's prices for the next warm start.
+///
+/// The relaxation's optimal cost is the cold solve's (the warm solver ends with the same optimality
+/// certificate, [`MinCostFlow::solve_warm`]); where the relaxation has several optimal flows the warm
+/// solve may return another one than the cold solve, and the rounding then sees other charges.
+/// Every optimal flow carries the paper's guarantee (digest §5 invariant 8 and Corollary 1 only use
+/// optimality), so the schedule is as good in the paper's sense; the property test
+/// `warm_start_is_as_good_as_cold` checks the equal cost and the invariants on random instances. If the
+/// warm solve fails (its iteration budget), the cold solve runs.
+pub fn minisum_for_planning_warm(
+    chains: &[PseudoChain],
+    costs: &[Penalty],
+    slots: u32,
+    grid: Vec<f64>,
+    thetas: &[f64],
+    warm: Option<&WarmStart>,
+) -> Result<(MinisumSchedule, Prices)> {
+    best_rounding(chains, costs, slots, grid, thetas, false, warm)
 }
 
 fn best_rounding(
@@ -277,7 +402,8 @@ fn best_rounding(
     grid: Vec<f64>,
     thetas: &[f64],
     certify: bool,
-) -> Result<MinisumSchedule> {
+    warm: Option<&WarmStart>,
+) -> Result<(MinisumSchedule, Prices)> {
     check_inputs(chains, costs)?;
     if let Some(theta) = thetas.iter().find(|t| !(**t > 0.0 && **t < 1.0)).or(thetas.is_empty().then_some(&0.0)) {
         return Err(Error::job("minisum rounding fraction", theta, "numbers strictly between 0 and 1 (at least one)"));
@@ -293,12 +419,23 @@ fn best_rounding(
     }
     let q: Vec<f64> = chains.iter().map(|c| chain_lower_bound(c, slots)).collect();
     let volumes: Vec<f64> = chains.iter().map(PseudoChain::volume).collect();
-    let (relaxation_cost, net, arcs) =
-        solve_network(chains, &q, &volumes, slots, &grid, |j, k| costs[j].eval(grid[k]))?;
+    let charge = |j: usize, k: usize| costs[j].eval(grid[k]);
+    let (relaxation_cost, net, arcs) = match warm {
+        None => solve_network(chains, &q, &volumes, slots, &grid, charge, None)?,
+        Some(_) => solve_network(chains, &q, &volumes, slots, &grid, charge, warm)
+            .or_else(|_| solve_network(chains, &q, &volumes, slots, &grid, charge, None))?,
+    };
+    let prices = network_prices(&net, m, grid.len());
     let certified = if certify {
-        solve_network(chains, &q, &volumes, slots, &grid, |j, k| {
-            cheapest_in_interval(&costs[j], q[j], if k == 0 { 0.0 } else { grid[k - 1] })
-        })?
+        solve_network(
+            chains,
+            &q,
+            &volumes,
+            slots,
+            &grid,
+            |j, k| cheapest_in_interval(&costs[j], q[j], if k == 0 { 0.0 } else { grid[k - 1] }),
+            None,
+        )?
         .0
     } else {
         0.0
@@ -312,6 +449,7 @@ fn best_rounding(
         }
     }
     let mut best: Option<(f64, Vec<f64>, DeadlineSchedule, f64)> = None;
+    let mut tried: Vec<Vec<f64>> = Vec::with_capacity(thetas.len());
     for &theta in thetas {
         let deadlines: Vec<f64> = (0..m)
             .map(|j| {
@@ -325,8 +463,15 @@ fn best_rounding(
                 horizon
             })
             .collect();
+        // The greedy is a function of the deadlines: a fraction that rounds to the deadlines of an
+        // earlier one gives the same schedule and objective, which cannot replace the earlier (ties
+        // keep the earlier fraction), so it is not scheduled again.
+        if tried.contains(&deadlines) {
+            continue;
+        }
         let schedule = schedule_by_deadlines(chains, &deadlines, slots)?;
         let objective = minisum_objective(&schedule, costs);
+        tried.push(deadlines.clone());
         if best.as_ref().map_or(true, |b| objective < b.3) {
             best = Some((theta, deadlines, schedule, objective));
         }
@@ -334,7 +479,7 @@ fn best_rounding(
     let (theta, deadlines, schedule, objective) =
         best.ok_or_else(|| Error::job("minisum rounding fraction", "[]", "at least one fraction"))?;
     let lower_bound = certified.max(trivial);
-    Ok(MinisumSchedule { grid, theta, relaxation_cost, lower_bound, charged, deadlines, schedule, objective })
+    Ok((MinisumSchedule { grid, theta, relaxation_cost, lower_bound, charged, deadlines, schedule, objective }, prices))
 }
 
 /// `Σ_j w_j(C_j)` of a schedule.
@@ -469,6 +614,65 @@ mod tests {
             let costs = &costs[..chains.len()];
             let out = minisum_compressed(&chains, costs, slots, 1.5, 0.5).unwrap();
             check_invariant_8(&chains, costs, slots, &out)?;
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(96))]
+        /// Warm vs cold (issue 20): solve instance A cold, change it into B (chains dropped, added and
+        /// shrunk as an epoch's progress, arrivals and departures do, costs shifted as `now` moves),
+        /// then solve B warm from A's solution: the relaxation's cost equals B's cold solve, the
+        /// rounded schedule meets digest §5 invariant 8 (the (2, 3) guarantee), and so does every
+        /// warm solve chained from it. Aligning by chain identity is the caller's job; here a chain
+        /// keeps its position unless dropped.
+        #[test]
+        fn warm_start_is_as_good_as_cold(
+            (chains, slots) in arb_chains(),
+            costs in arb_costs(6),
+            shrink in proptest::collection::vec(0.05f64..1.0, 6),
+            dropped in proptest::collection::vec(proptest::bool::weighted(0.2), 6),
+            shift in 0u32..4,
+        ) {
+            let costs = &costs[..chains.len()];
+            let thetas = [0.5]; // invariant 8 is stated for θ = ½; the relaxation does not depend on θ
+            let grid_a = geometric_grid(&chains, slots, 1.5).unwrap();
+            let (a, prices_a) = minisum_for_planning_warm(&chains, costs, slots, grid_a, &thetas, None).unwrap();
+            // B: keep the chains not dropped (at least one), each with its work scaled by `shrink`.
+            let kept: Vec<usize> = (0..chains.len()).filter(|&j| !dropped[j] || j == 0).collect();
+            let chains_b: Vec<PseudoChain> = kept.iter().map(|&j| {
+                let mut c = chains[j].clone();
+                for pj in &mut c.pseudo_jobs {
+                    pj.start *= shrink[j];
+                    pj.end *= shrink[j];
+                    for portion in &mut pj.portions {
+                        portion.work *= shrink[j];
+                    }
+                }
+                c
+            }).collect();
+            let costs_b: Vec<Penalty> = kept.iter().map(|&j| match &costs[j] {
+                Penalty::Linear { slope, origin } => Penalty::Linear { slope: *slope, origin: origin - f64::from(shift) },
+                other => other.clone(),
+            }).collect();
+            let warm = WarmStart {
+                charged: kept.iter().map(|&j| Some(a.charged[j].clone())).collect(),
+                prices: Prices { chains: kept.iter().map(|&j| prices_a.chains[j]).collect(), ..prices_a.clone() },
+            };
+            let grid_b = geometric_grid(&chains_b, slots, 1.5).unwrap();
+            let (cold, _) = minisum_for_planning_warm(&chains_b, &costs_b, slots, grid_b.clone(), &thetas, None).unwrap();
+            let (hot, prices_b) = minisum_for_planning_warm(&chains_b, &costs_b, slots, grid_b.clone(), &thetas, Some(&warm)).unwrap();
+            let tol = 1e-7 * cold.relaxation_cost.abs().max(1.0);
+            prop_assert!((hot.relaxation_cost - cold.relaxation_cost).abs() <= tol, "warm {} cold {}", hot.relaxation_cost, cold.relaxation_cost);
+            check_invariant_8(&chains_b, &costs_b, slots, &hot)?;
+            // Re-solving B warm from B's own solution keeps the cost (and is the steady state of
+            // an epoch where nothing changed).
+            let again = WarmStart { charged: hot.charged.iter().cloned().map(Some).collect(), prices: prices_b };
+            let (same, _) = minisum_for_planning_warm(&chains_b, &costs_b, slots, grid_b, &thetas, Some(&again)).unwrap();
+            prop_assert!((same.relaxation_cost - cold.relaxation_cost).abs() <= tol);
+            for (x, y) in same.charged.iter().flatten().zip(hot.charged.iter().flatten()) {
+                prop_assert!((x - y).abs() <= 1e-9 * x.abs().max(1.0), "{:?} {:?}", same.charged, hot.charged);
+            }
+            check_invariant_8(&chains_b, &costs_b, slots, &same)?;
         }
     }
 

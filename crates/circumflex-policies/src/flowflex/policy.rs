@@ -69,6 +69,32 @@ pub struct FlowFlexPolicy {
     epoch_ms: Time,
     /// Per flow id: what the planner needs of the flow's ended jobs.
     history: BTreeMap<String, FlowHistory>,
+    /// Per pool (position in `ClusterView::pools`): the
+    /// minisum relaxation's solution of the last plan, the next plan's warm start (module docs).
+    relaxed: Vec<Option<Relaxed>>,
+}
+
+/// The last minisum relaxation of a pool, by flow id: the policy's own memory, like the flow history.
+#[derive(Clone, Debug, Default)]
+struct Relaxed {
+    /// Per flow id: the work its chain charged to each grid interval, and its chain node's price.
+    flows: BTreeMap<String, (Vec<f64>, f64)>,
+    /// The other node prices (the per-chain entries of `chains` are unused).
+    prices: super::minisum::Prices,
+}
+
+impl Relaxed {
+    /// The warm start for an instance whose chains belong to `flow_ids`, in that order.
+    fn warm_start(&self, flow_ids: &[&str]) -> super::minisum::WarmStart {
+        let known: Vec<Option<&(Vec<f64>, f64)>> = flow_ids.iter().map(|id| self.flows.get(*id)).collect();
+        super::minisum::WarmStart {
+            charged: known.iter().map(|k| k.map(|(c, _)| c.clone())).collect(),
+            prices: super::minisum::Prices {
+                chains: known.iter().map(|k| k.map_or(self.prices.source, |(_, p)| *p)).collect(),
+                ..self.prices.clone()
+            },
+        }
+    }
 }
 
 /// What FlowFlex keeps of a flow's ended jobs (module docs).
@@ -102,7 +128,10 @@ fn merge_adjacency<'a>(
     from: impl IntoIterator<Item = (&'a String, &'a Vec<String>)>,
 ) {
     for (node, to) in from {
-        let list = into.entry(node.clone()).or_default();
+        if !into.contains_key(node) {
+            into.insert(node.clone(), Vec::new());
+        }
+        let Some(list) = into.get_mut(node) else { continue };
         for t in to {
             if !list.contains(t) {
                 list.push(t.clone());
@@ -154,7 +183,7 @@ struct FlowView {
 impl FlowFlexPolicy {
     /// FlowFlex optimizing `objective`, averaging targets over epochs of `epoch_ms`.
     pub fn new(objective: Objective, epoch_ms: Time) -> FlowFlexPolicy {
-        FlowFlexPolicy { objective, epoch_ms, history: BTreeMap::new() }
+        FlowFlexPolicy { objective, epoch_ms, history: BTreeMap::new(), relaxed: Vec::new() }
     }
 
     /// From `circumflex.objective` (default `avg_response_time`) and `circumflex.epoch.ms`.
@@ -200,51 +229,54 @@ fn flow_views(snapshot: &Snapshot<'_>, history: &BTreeMap<String, FlowHistory>) 
 
 fn build_view(snapshot: &Snapshot<'_>, flow_id: &str, known: Vec<JobId>, ended: FlowHistory) -> FlowView {
     // Node name -> active job (a later active job with the same name wins), and finished names.
-    let mut active: BTreeMap<String, JobId> = BTreeMap::new();
-    let mut finished: BTreeSet<String> = ended.finished.clone();
+    let mut active: BTreeMap<&str, JobId> = BTreeMap::new();
     let mut adjacency: BTreeMap<String, Vec<String>> = ended.adjacency.clone();
+    // The jobs of a flow usually carry the same adjacency keys: merge each distinct list once.
+    let mut merged: Vec<&[(String, Vec<String>)]> = Vec::new();
     for &id in &known {
         let job = snapshot.job(id);
         let Some(flow) = &job.spec.flow else { continue };
-        active.insert(flow.node_name.clone(), id);
-        merge_adjacency(&mut adjacency, flow.adjacency.iter().map(|(a, b)| (a, b)));
+        active.insert(flow.node_name.as_str(), id);
+        if !merged.contains(&flow.adjacency.as_slice()) {
+            merge_adjacency(&mut adjacency, flow.adjacency.iter().map(|(a, b)| (a, b)));
+            merged.push(flow.adjacency.as_slice());
+        }
     }
     // An active job's node is unfinished even if an earlier attempt of it finished.
-    for name in active.keys() {
-        finished.remove(name);
-    }
-    let mut names: Vec<String> = Vec::new();
-    let add = |name: &String, names: &mut Vec<String>| {
-        if !finished.contains(name) && !names.contains(name) {
-            names.push(name.clone());
-        }
-    };
+    let finished = |name: &str| ended.finished.contains(name) && !active.contains_key(name);
+    let mut names: Vec<&str> = Vec::new();
+    let mut position: BTreeMap<&str, usize> = BTreeMap::new();
     // Active jobs first in submission order, then future nodes in name order.
+    let mut candidates: Vec<&str> = Vec::new();
     for &id in &known {
         if let Some(flow) = &snapshot.job(id).spec.flow {
-            if active.get(&flow.node_name) == Some(&id) {
-                add(&flow.node_name, &mut names);
+            if active.get(flow.node_name.as_str()) == Some(&id) {
+                candidates.push(flow.node_name.as_str());
             }
         }
     }
     for (from, to) in &adjacency {
-        add(from, &mut names);
-        for t in to {
-            add(t, &mut names);
+        candidates.push(from.as_str());
+        candidates.extend(to.iter().map(String::as_str));
+    }
+    for name in candidates {
+        if !finished(name) && !position.contains_key(name) {
+            position.insert(name, names.len());
+            names.push(name);
         }
     }
-    let index = |name: &str| names.iter().position(|n| n == name);
     let mut edges = Vec::new();
+    let mut seen: BTreeSet<(usize, usize)> = BTreeSet::new();
     for (from, to) in &adjacency {
         for t in to {
-            if let (Some(a), Some(b)) = (index(from), index(t)) {
-                if a != b && !edges.contains(&(a, b)) {
+            if let (Some(&a), Some(&b)) = (position.get(from.as_str()), position.get(t.as_str())) {
+                if a != b && seen.insert((a, b)) {
                     edges.push((a, b));
                 }
             }
         }
     }
-    let nodes = names.iter().map(|n| Node { name: n.clone(), job: active.get(n).copied() }).collect();
+    let nodes = names.iter().map(|n| Node { name: n.to_string(), job: active.get(n).copied() }).collect();
     FlowView { id: flow_id.to_string(), nodes, edges, known, ended }
 }
 
@@ -364,29 +396,52 @@ fn build_flows(snapshot: &Snapshot<'_>, views: &[FlowView], pool: &Pool, objecti
         .unwrap_or_default()
 }
 
-/// Solves the instance; the greedy by lower bound if the chosen stage fails.
-fn solve(instance: &Instance, objective: Objective) -> Option<super::greedy::DeadlineSchedule> {
+/// Solves the instance; the greedy by lower bound if the chosen stage fails. Minisum objectives
+/// warm-start the relaxation from `warm` (the pool's previous solution, matched by flow id) and return
+/// this solution for the next plan.
+fn solve(
+    instance: &Instance,
+    objective: Objective,
+    flow_ids: &[&str],
+    warm: Option<&Relaxed>,
+) -> (Option<super::greedy::DeadlineSchedule>, Option<Relaxed>) {
+    let mut relaxed = None;
     let outcome = match objective.aggregate() {
         Aggregate::MiniSum => {
             let costs = instance.costs();
+            let start = warm.map(|w| w.warm_start(flow_ids));
             super::minisum::geometric_grid(instance.chains(), instance.slots(), ENGINE_GRID_RATIO)
                 .and_then(|grid| {
-                    super::minisum::minisum_for_planning(
+                    super::minisum::minisum_for_planning_warm(
                         instance.chains(),
                         &costs,
                         instance.slots(),
                         grid,
                         &[0.3, 0.5, 0.7],
+                        start.as_ref(),
                     )
                 })
-                .map(|m| m.schedule)
+                .map(|(m, prices)| {
+                    relaxed = Some(Relaxed {
+                        flows: flow_ids
+                            .iter()
+                            .zip(&m.charged)
+                            .zip(&prices.chains)
+                            .map(|((id, c), p)| (id.to_string(), (c.clone(), *p)))
+                            .collect(),
+                        prices: super::minisum::Prices { chains: Vec::new(), ..prices },
+                    });
+                    m.schedule
+                })
         }
         Aggregate::MiniMax => {
             let lb0 = super::minimax::basic_lower_bound(instance.chains(), &instance.costs(), instance.slots());
             instance.minimax(1e-3 * lb0.abs().max(1.0)).map(|m| m.schedule)
         }
     };
-    outcome.or_else(|_| instance.schedule_by_deadlines(&vec![f64::INFINITY; instance.chains().len()])).ok()
+    let schedule =
+        outcome.or_else(|_| instance.schedule_by_deadlines(&vec![f64::INFINITY; instance.chains().len()])).ok();
+    (schedule, relaxed)
 }
 
 /// Integer targets from fractional averages: floors, then +1 by largest remainder up to the
@@ -439,15 +494,22 @@ impl Policy for FlowFlexPolicy {
         let mut results: Vec<(Pool, Vec<(JobId, u32)>)> = Vec::new();
         let mut order: Vec<JobId> = Vec::new();
         let mut predicted: Vec<(JobId, Time)> = Vec::new();
-        for pool in snapshot.cluster.pools() {
+        let flow_ids: Vec<&str> = views.iter().map(|v| v.id.as_str()).collect();
+        let pools: Vec<Pool> = snapshot.cluster.pools().collect();
+        self.relaxed.resize(pools.len(), None);
+        for (position, pool) in pools.into_iter().enumerate() {
+            let warm = self.relaxed.get_mut(position).and_then(Option::take);
             if pool.capacity == 0 || views.is_empty() {
                 continue;
             }
             let flows = build_flows(snapshot, &views, &pool, self.objective);
-            let Some(schedule) = Instance::new(flows, pool.capacity)
-                .ok()
-                .and_then(|instance| solve(&instance, self.objective).map(|s| (instance.job_schedules(&s), s.order)))
-            else {
+            let Some(schedule) = Instance::new(flows, pool.capacity).ok().and_then(|instance| {
+                let (schedule, relaxed) = solve(&instance, self.objective, &flow_ids, warm.as_ref());
+                if let Some(slot) = self.relaxed.get_mut(position) {
+                    *slot = relaxed;
+                }
+                schedule.map(|s| (instance.job_schedules(&s), s.order))
+            }) else {
                 continue;
             };
             let (pieces, flow_order) = schedule;
@@ -716,6 +778,46 @@ mod tests {
             }
             (jobs, cluster, objective)
         })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(48))]
+        /// The minisum warm start is the policy's own memory and deterministic: two policies fed the
+        /// same sequence of snapshots (epochs in which tasks finish, then a departure) give the same
+        /// plans, every plan respects the pools' capacities, and a policy that already planned an
+        /// earlier snapshot plans a later one within its capacities too.
+        #[test]
+        fn warm_started_plans_are_deterministic((jobs, cluster, _k) in arb_world(), steps in 1usize..5) {
+            let objective = Objective::AvgResponseTime;
+            let mut first = FlowFlexPolicy::new(objective, 2_000);
+            let mut second = FlowFlexPolicy::new(objective, 2_000);
+            let mut jobs = jobs;
+            for step in 0..=steps {
+                let now = 10_000 + 2_000 * step as Time;
+                let active: Vec<JobId> = jobs.iter().filter(|j| j.is_active()).map(|j| j.id).collect();
+                let snap = Snapshot::new(now, cluster, &jobs, &active);
+                let (a, b) = (first.plan(&snap), second.plan(&snap));
+                prop_assert_eq!(&a, &b);
+                for pool in cluster.pools() {
+                    let used: u32 = a.entries.iter().map(|e| pool.phases.iter().map(|ph| e.target[ph.idx()]).sum::<u32>()).sum();
+                    prop_assert!(used <= pool.capacity, "{} > {}", used, pool.capacity);
+                }
+                // An epoch's progress: one pending map of every active job finishes; the last step
+                // also retires the first active job (a departure).
+                for job in jobs.iter_mut().filter(|j| j.is_active()) {
+                    let map = job.phase_mut(Phase::Map);
+                    if map.pending > 1 {
+                        map.pending -= 1;
+                        map.finished += 1;
+                    }
+                }
+                if step + 1 == steps {
+                    if let Some(job) = jobs.iter_mut().find(|j| j.is_active()) {
+                        job.status = JobStatus::Finished;
+                    }
+                }
+            }
+        }
     }
 
     proptest! {
