@@ -15,11 +15,19 @@
 //! FairScheduler's rule: the least work is lost), and hosts pick the same youngest tasks.
 //!
 //! **Only when worth it.** A task expected to run `r` more ms (the phase's estimate minus its age)
-//! frees its slot by itself in `r`; preempted, it frees it after the grace period `g` and throws away
-//! its age `a` plus `g` of work. The engine preempts a task only when the slot comes back sooner by more
-//! than the work lost: `r − g > a + g`. Short tasks are therefore never preempted (they end before the
-//! kill would), and long tasks only while young: what hurts response times is a slot held for minutes
-//! by a task that has barely started, which is exactly what this takes back.
+//! frees its slot by itself in `r`; preempted, it frees it after the grace period `g` and its job must
+//! redo its age `a` plus `g` of work. Without the kill the beneficiary would take a slot of the pool
+//! that frees by itself, expected in `w`: the `k`-th smallest expected remaining time of the pool's
+//! running tasks, `k` being the starved slots of better-ranked jobs (they take the earlier ones); so it
+//! starts `min(r, w) − g` sooner; the victim, which keeps
+//! its other running tasks, finishes about `(a + g) / p` later (the redone work spread over its
+//! parallelism `p`, the fluid view FLEX plans in) while more of its tasks wait behind the running ones;
+//! in its last wave every task is on its critical path, so `p` is its running tasks in the pool capped
+//! at its waiting tasks of that phase plus one. The engine preempts a task only when the first exceeds
+//! the second: `(min(r, w) − g) · p > a + g`. Short tasks are therefore never preempted (they end before the
+//! kill would), a lone long task only while young, and a wide job's long tasks (the 500 reduces of
+//! 2,100 s that hold a whole pool on the SWIM day, `docs/quality.md`) for as long as a starved job
+//! would otherwise wait much longer than the victim loses.
 //!
 //! **Where the slot goes.** A kill earmarks the freed slot on its node for the beneficiary: that node's
 //! next heartbeat offers it to the beneficiary first (the FairScheduler's `assignPreemptedContainers`),
@@ -179,6 +187,10 @@ impl Engine {
         let inflight: u64 = self.preempt.inflight.iter().filter(|f| in_pool(f.phase)).map(|f| f.count as u64).sum();
         let cap = ((cfg.max_fraction * capacity as f64).floor() as u64).max(1);
         let mut budget = cap.saturating_sub(inflight);
+        // Slots that free by themselves go to starved jobs in plan order: `ahead` counts the starved
+        // slots of better-ranked jobs, which take the first `ahead` natural frees.
+        let mut frees: Option<Vec<Time>> = None;
+        let mut ahead = 0usize;
         for rank in 0..self.plan.entries.len() {
             let job = self.plan.entries[rank].job;
             let Some(Slot { state, sched, .. }) = self.jobs.get(job) else { continue };
@@ -197,18 +209,55 @@ impl Engine {
                 continue;
             }
             let since = *s.starved_since[pool].get_or_insert(now);
+            let queued = ahead;
+            ahead += deficit as usize;
             if now - since < cfg.delay_ms || budget == 0 {
                 continue;
             }
             let want = (deficit as u64).min(budget) as u32;
-            let got = self.take_from_victims(job, rank, pool, want, now);
+            let frees = frees.get_or_insert_with(|| self.natural_frees(pool, now));
+            let wait = frees.get(queued).copied().unwrap_or(Time::MAX);
+            let got = self.take_from_victims(job, rank, pool, want, wait, now);
             budget -= got as u64;
         }
     }
 
+    /// When the running tasks of `pool` are expected to free their slots by themselves, soonest first:
+    /// each task's phase estimate minus its age. A task past its estimate is assumed to need a quarter of
+    /// its estimate more (its true length is unknown; it is not about to free for sure).
+    fn natural_frees(&self, pool: usize, now: Time) -> Vec<Time> {
+        let phases = self.pool_phases(pool);
+        let mut frees = Vec::new();
+        for &job in &self.active {
+            let Some(Slot { state, starts, .. }) = self.jobs.get(job) else { continue };
+            for &ph in phases {
+                let est = state.task_ms_estimate(ph);
+                frees.extend(starts[ph.idx()].youngest_first().map(|start| {
+                    let left = est - (now - start).max(0);
+                    if left > 0 {
+                        left
+                    } else {
+                        (est / 4).max(1)
+                    }
+                }));
+            }
+        }
+        frees.sort_unstable();
+        frees
+    }
+
     /// Chooses up to `want` tasks in `pool` to take back for `beneficiary` (plan rank `rank`) from jobs
-    /// above their target, lowest-ranked first; records the decisions. Returns how many.
-    fn take_from_victims(&mut self, beneficiary: JobId, rank: usize, pool: usize, want: u32, now: Time) -> u32 {
+    /// above their target, lowest-ranked first, when the beneficiary would otherwise wait `wait` for a
+    /// slot to free by itself; records the decisions. Returns how many.
+    fn take_from_victims(
+        &mut self,
+        beneficiary: JobId,
+        rank: usize,
+        pool: usize,
+        want: u32,
+        wait: Time,
+        now: Time,
+    ) -> u32 {
         let cfg = self.config.preemption;
         let phases = self.pool_phases(pool);
         let expires = now + cfg.grace_ms + 2 * self.config.epoch_ms + cfg.delay_ms;
@@ -254,8 +303,15 @@ impl Engine {
                 let Some((start, i)) = next else { break };
                 let (ph, est, it) = &mut iters[i];
                 let age = (now - start).max(0);
-                let remaining = *est - age;
-                if remaining - cfg.grace_ms <= age + cfg.grace_ms {
+                // The beneficiary gets a slot `min(remaining, wait) − grace` sooner (it would otherwise take
+                // the first slot to free by itself); the victim redoes `age + grace`
+                // of work spread over the slots it keeps running, so its completion moves by about
+                // `(age + grace) / parallelism`, but only while more tasks of the phase wait behind the
+                // running ones: in its last wave every task is on its critical path (module docs).
+                let waiting = state.phase(*ph).pending;
+                let parallelism = Time::from(running.min(waiting.saturating_add(1)).max(1));
+                let gain = (*est - age).min(wait) - cfg.grace_ms;
+                if gain <= 0 || gain.saturating_mul(parallelism) <= age + cfg.grace_ms {
                     // Older tasks of this phase are even less worth it.
                     while it.next().is_some() {}
                     continue;

@@ -76,11 +76,14 @@ fn tasks_that_would_end_before_the_kill_or_lose_more_than_they_save_are_left_alo
     // away 18 s: not worth it.
     let (mut e, _, _, _) = long_job_holds_the_node(on(0, 15_000), 20_000);
     assert!(e.preemptions(3_000).is_empty());
-    // 600 s tasks: worth it while young, not once they have run for most of their time.
+    // 600 s tasks: worth it while the slot comes back sooner by more than the redone work spread over
+    // the victim's 4 running tasks ((r − g) · 4 > a + g), not once they are about to end.
     let (mut e, _, _, _) = long_job_holds_the_node(on(0, 15_000), 600_000);
     assert_eq!(e.preemptions(3_000).iter().map(|d| d.count).sum::<u32>(), 2);
     let (mut e, _, _, _) = long_job_holds_the_node(on(0, 15_000), 600_000);
-    assert!(e.preemptions(300_000).is_empty());
+    assert_eq!(e.preemptions(450_000).iter().map(|d| d.count).sum::<u32>(), 2, "(150 − 15) · 4 > 465");
+    let (mut e, _, _, _) = long_job_holds_the_node(on(0, 15_000), 600_000);
+    assert!(e.preemptions(480_000).is_empty(), "(120 − 15) · 4 <= 495");
 }
 
 #[test]
