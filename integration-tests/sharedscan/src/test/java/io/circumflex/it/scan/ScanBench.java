@@ -83,21 +83,32 @@ public final class ScanBench {
     }
     out.mkdirs();
     List<Row> rows = new ArrayList<>();
-    for (String setup : new String[] {"circumflex+sharing", "flex"}) {
-      boolean shared = setup.startsWith("circumflex");
-      try (ScanCluster cluster = ScanCluster.start("scan-bench-" + (shared ? "shared" : "flex"), jobs,
-          shared ? "circumflex" : "flex")) {
-        Path input = new Path("/data/bench.txt");
-        // ~50 bytes a line.
-        long size = ScanJobs.generate(cluster.fs(), input, (int) (mib * 1024 * 1024 / 50), 19);
-        long splitBytes = splitMib * 1024 * 1024;
-        System.err.printf("%s: dataset %d bytes, %d splits%n", setup, size, (size + splitBytes - 1) / splitBytes);
-        for (int r = 0; r < rounds; r++) {
+    String[] setups = {"circumflex+sharing", "flex"};
+    // One cluster and one dataset for both set-ups: the scheduler's policy is switched between set-ups
+    // (the refresh `yarn rmadmin -refreshQueues` makes) while the cluster is idle, and the set-ups
+    // alternate round by round (round r runs set-up r mod 2 first), so load from other work on the
+    // machine falls on both alike. Results are written after every set-up round: a run cut short
+    // keeps the rounds it finished.
+    try (ScanCluster cluster = ScanCluster.start("scan-bench", jobs, "circumflex")) {
+      Path input = new Path("/data/bench.txt");
+      long genStart = System.currentTimeMillis();
+      // ~50 bytes a line.
+      long size = ScanJobs.generate(cluster.fs(), input, (int) (mib * 1024 * 1024 / 50), 19);
+      long splitBytes = splitMib * 1024 * 1024;
+      System.err.printf("dataset %d bytes, %d splits, generated in %.1f s%n", size,
+          (size + splitBytes - 1) / splitBytes, (System.currentTimeMillis() - genStart) / 1000.0);
+      for (int r = 0; r < rounds; r++) {
+        for (int k = 0; k < 2; k++) {
+          String setup = setups[(r + k) % 2];
+          boolean shared = setup.startsWith("circumflex");
+          cluster.setPolicy(shared ? "circumflex" : "flex");
+          long roundStart = System.currentTimeMillis();
           rows.addAll(round(cluster, setup, shared, r, jobs, gapS, seed + r, input, splitBytes));
+          System.err.printf("%s round %d took %.1f s%n", setup, r, (System.currentTimeMillis() - roundStart) / 1000.0);
+          write(out, rows, mib, jobs, rounds, r + (k == 1 ? 1 : 0), gapS, seed, splitMib);
         }
       }
     }
-    write(out, rows, mib, jobs, rounds, gapS, seed, splitMib);
   }
 
   private static List<Row> round(ScanCluster cluster, String setup, boolean shared, int round, int jobs,
@@ -171,7 +182,7 @@ public final class ScanBench {
     double[] v = new double[rounds];
     int[] count = new int[rounds];
     for (Row r : rows) {
-      if (r.setup.equals(setup)) {
+      if (r.setup.equals(setup) && r.round < rounds) {
         v[r.round] += responseTime ? r.responseMs / 1000.0 : (hdfs ? r.hdfsBytes : r.datasetBytes) / 1048576.0;
         count[r.round]++;
       }
@@ -184,8 +195,9 @@ public final class ScanBench {
     return v;
   }
 
-  private static void write(File out, List<Row> rows, long mib, int jobs, int rounds, double gapS, long seed,
-      long splitMib) throws Exception {
+  /** Writes jobs.csv (every finished job) and summary.md (statistics over the {@code done} complete rounds). */
+  private static void write(File out, List<Row> rows, long mib, int jobs, int requested, int done, double gapS,
+      long seed, long splitMib) throws Exception {
     try (PrintWriter csv = new PrintWriter(new File(out, "jobs.csv"), StandardCharsets.UTF_8.name())) {
       csv.println("setup,round,job,kind,arrival_s,response_s,dataset_bytes_read,hdfs_bytes_read");
       for (Row r : rows) {
@@ -199,7 +211,18 @@ public final class ScanBench {
         + " --gap-s %s --seed %d --split-mib %d\"` (integration-tests/sharedscan ScanBench). One NodeManager with 4"
         + " task containers, one DataNode, %d MiB splits; jobs cycle word count, grep count, per-key sum; Poisson"
         + " arrivals, round r uses seed %d + r in both set-ups. Intervals: 95%%, Student t over %d rounds.%n%n",
-        mib, jobs, rounds, gapS, seed, splitMib, splitMib, seed, rounds));
+        mib, jobs, requested, gapS, seed, splitMib, splitMib, seed, done));
+    if (done < requested) {
+      md.append(String.format(Locale.ROOT, "**Incomplete run: %d of %d rounds finished** (jobs.csv also holds the"
+          + " finished set-up of an unfinished round).%n%n", done, requested));
+    }
+    int rounds = done;
+    if (rounds == 0) {
+      try (PrintWriter w = new PrintWriter(new File(out, "summary.md"), StandardCharsets.UTF_8.name())) {
+        w.print(md);
+      }
+      return;
+    }
     md.append("| set-up | mean response time (s) | dataset MiB read | all HDFS MiB read |\n|---|---|---|---|\n");
     double[][] rt = new double[2][];
     String[] setups = {"circumflex+sharing", "flex"};
@@ -210,8 +233,17 @@ public final class ScanBench {
       md.append(String.format(Locale.ROOT, "| %s | %.1f ± %.1f | %.0f ± %.0f | %.0f ± %.0f |%n", setups[s],
           rt[s][0], rt[s][1], ds[0], ds[1], hd[0], hd[1]));
     }
-    md.append(String.format(Locale.ROOT, "%nMean response time ratio CIRCUMFLEX+sharing / FLEX: **%.2f** (paper,"
-        + " simulated: 0.81 for negatively to 0.47 for positively correlated workloads).%n", rt[0][0] / rt[1][0]));
+    // Rounds are paired (same arrivals in both set-ups): the per-round ratio's interval as well.
+    double[] a = perRound(rows, setups[0], rounds, true, false);
+    double[] b = perRound(rows, setups[1], rounds, true, false);
+    double[] ratio = new double[rounds];
+    for (int r = 0; r < rounds; r++) {
+      ratio[r] = a[r] / b[r];
+    }
+    double[] paired = interval(ratio);
+    md.append(String.format(Locale.ROOT, "%nMean response time ratio CIRCUMFLEX+sharing / FLEX: **%.2f** (per-round"
+        + " ratios, paired by arrivals: %.2f ± %.2f; paper, simulated: 0.81 for negatively to 0.47 for positively"
+        + " correlated workloads).%n", rt[0][0] / rt[1][0], paired[0], paired[1]));
     try (PrintWriter w = new PrintWriter(new File(out, "summary.md"), StandardCharsets.UTF_8.name())) {
       w.print(md);
     }
