@@ -280,6 +280,10 @@ pub struct Plan {
     /// policies that do not model flows (FlowFlex fills it).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub flows: Vec<PlanFlow>,
+    /// The shared scans (subjob chains per dataset) the policy planned with, for the status page
+    /// and tests; empty for policies that do not model shared scans (CIRCUMFLEX fills it).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub scans: Vec<PlanScan>,
     /// Per-job locality waits that replace the engine's global delay scheduling for those jobs:
     /// `(job, n)` lets each map task of `job` skip at most `n` offers waiting for a node-local slot,
     /// then take any slot (no rack level). Empty for policies that leave locality to the engine.
@@ -311,6 +315,34 @@ pub struct PlanFlowNode {
     pub job: Option<JobId>,
     /// Names of the node's unfinished predecessors.
     pub predecessors: Vec<String>,
+}
+
+/// A dataset's shared scan as a scan-aware policy saw it when planning: its chain of subjobs.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct PlanScan {
+    /// `JobSpec.dataset` (`circumflex.job.dataset`, or the job's sorted input paths).
+    pub dataset: String,
+    /// The jobs with map work left on the dataset, oldest first: the `k`-th owns subjob `(d,k)`,
+    /// so `subjobs[0]` is the ready subjob, the one being scanned (the scan's cursor).
+    pub subjobs: Vec<PlanSubjob>,
+}
+
+/// One subjob `(d,k)` of a [`PlanScan`]: the splits its owning job scans for itself and for every
+/// newer job of the chain.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PlanSubjob {
+    /// The owning job.
+    pub job: JobId,
+    /// Map tasks (splits) of the job not finished yet: pending plus running.
+    pub splits_left: u32,
+    /// Map tasks of the job already finished: how far the scan of this subjob has come.
+    pub splits_done: u32,
+    /// The subjob's remaining work `p_{d,k}` in the pool the chain was planned in, slot-ms.
+    pub work_ms: f64,
+    /// Remaining amount `r_k = p_{d,1} + … + p_{d,k}`, slot-ms: what job `k` still has to see.
+    pub remaining_ms: f64,
+    /// Jobs the subjob's scan serves, `K_d − k + 1`.
+    pub concurrency: u32,
 }
 
 impl Plan {

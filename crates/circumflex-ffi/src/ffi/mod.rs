@@ -27,7 +27,9 @@
 //! **Observability** (for the daemons' scheduler pages, REST answers and metrics): the status
 //! document ([`ops::status_json`]) carries the policy, objective, epoch, each job's target and
 //! running slots, predicted and actual completion, deadline and admission decision, and the
-//! structure of flows and datasets; [`ops::counters`] packs the numeric counters into a
+//! structure of flows and datasets, and the live shared scans as the policy planned them
+//! (`scans`: per dataset, the jobs in chain order with their splits left and done, subjob work and
+//! remaining amount `r_k`; filled by `circumflex`, see `Plan::scans`); [`ops::counters`] packs the numeric counters into a
 //! caller-owned array for metrics sources. Admission decisions (with the policy's reason) are
 //! kept per handle, the last [`DECISIONS_KEPT`], because the engine keeps only a job's status, and
 //! only while the job is live or among its last `RECENT_JOBS` ended jobs.
@@ -647,7 +649,8 @@ pub mod ops {
 
     /// Engine status as JSON: policy, objective, epoch, statistics, cluster, nodes, the counters,
     /// targets, predictions and admission decision of the live jobs and of the recently ended ones
-    /// (the engine retires ended jobs and keeps the last `RECENT_JOBS`), and the flows and datasets.
+    /// (the engine retires ended jobs and keeps the last `RECENT_JOBS`), the flows and datasets, and
+    /// the live shared scans of the current plan.
     pub fn status_json(h: &EngineHandle, now: Time) -> Result<String, FfiError> {
         with_status(h, now, |status| to_json(status))
     }
@@ -696,6 +699,7 @@ pub mod ops {
                 nodes: e.nodes(),
                 flows: flows_of(e.live_jobs().chain(e.recent_jobs())),
                 datasets: datasets_of(e.live_jobs().chain(e.recent_jobs())),
+                scans: &plan.scans,
                 decisions: &decisions,
                 jobs,
             };
@@ -775,6 +779,9 @@ struct Status<'a> {
     nodes: &'a [circumflex_core::engine::NodeState],
     flows: Vec<FlowView<'a>>,
     datasets: Vec<DatasetView<'a>>,
+    /// The live shared scans as the policy planned them (CIRCUMFLEX's subjob chains; empty for
+    /// policies that do not model shared scans).
+    scans: &'a [circumflex_core::policy::PlanScan],
     decisions: &'a [AdmissionRecord],
     jobs: Vec<JobStatusView<'a>>,
 }
@@ -972,6 +979,109 @@ mod tests {
             assert_eq!(status["flows"][0]["adjacency"]["a"][0], "b", "{status}");
             assert_eq!(status["datasets"][0]["jobs"][0], job, "{status}");
             assert_eq!(status["decisions"].as_array().map(Vec::len), Some(1));
+            Ok(())
+        })
+        .unwrap();
+        close_handle(h).unwrap();
+    }
+
+    /// Shared-scan jobs as `SharedScan.submit` creates them on YARN (the input path as the dataset,
+    /// `mapreduce.job.maps` = the job's driver splits, one no-op map when it drives none), through
+    /// the ops layer the YARN shim calls: the `circumflex` policy plans them as one subjob chain,
+    /// the k-th job owning subjob (d,k); only the ready subjob's job gets map slots; the status
+    /// JSON and page show the scan with its cursor and its jobs in chain order.
+    #[test]
+    fn circumflex_plans_shared_scan_jobs_as_a_chain_and_the_status_shows_the_scan() {
+        let cfg = BTreeMap::from([
+            ("circumflex.policy".to_string(), "circumflex".to_string()),
+            ("circumflex.pool.mode".to_string(), "shared".to_string()),
+            ("circumflex.locality.node.delay".to_string(), "0".to_string()),
+            ("circumflex.locality.rack.delay".to_string(), "0".to_string()),
+        ]);
+        let h = create_handle(&cfg).unwrap() as i64;
+        let conf = |id: &str, name: &str, input: &str, maps: u32, reduces: u32| {
+            format!(
+                r#"{{"mapreduce.job.id":"{id}","mapreduce.job.name":"{name}","mapreduce.job.maps":"{maps}",
+                "mapreduce.job.reduces":"{reduces}","mapreduce.input.fileinputformat.inputdir":"{input}",
+                "circumflex.job.map.ms":"10000","circumflex.job.reduce.ms":"5000"}}"#
+            )
+        };
+        with_handle(h, |handle| {
+            let node = ops::add_node(handle, "h1", "/r1", 4, 0)?;
+            // A drives all 8 splits of the dataset (it came first); it has scanned 3 and scans 2.
+            let a = ops::submit_job(handle, &conf("job_a", "wordcount", "hdfs://nn/data/bench.txt", 8, 1), 0)?;
+            for _ in 0..5 {
+                ops::task_started(handle, a, 0, node, 0, 1)?;
+            }
+            for _ in 0..3 {
+                ops::task_finished(handle, a, 0, node, 9_000, true, 9_001)?;
+            }
+            // B arrives: it rides A's 3 unclaimed splits and drives the 5 A has claimed; C arrives
+            // next and rides everything (one no-op map); U reads another dataset.
+            let b = ops::submit_job(handle, &conf("job_b", "grep", "hdfs://nn/data/bench.txt", 5, 1), 9_100)?;
+            let c = ops::submit_job(handle, &conf("job_c", "sum", "hdfs://nn/data/bench.txt", 1, 2), 9_200)?;
+            let u = ops::submit_job(handle, &conf("job_u", "other", "hdfs://nn/data/other", 2, 1), 9_300)?;
+            ops::tick(handle, 1_000_000)?;
+            let plan: serde_json::Value = serde_json::from_str(&ops::plan_json(handle)?).unwrap();
+            let target = |job: i32| {
+                plan["entries"].as_array().unwrap().iter().find(|e| e["job"] == job).map(|e| e["target"][0].clone())
+            };
+            assert!(target(a).unwrap().as_u64().unwrap() > 0, "the ready subjob (d,1) is scanned: {plan}");
+            assert_eq!(target(b), Some(0.into()), "(d,2) waits for (d,1): {plan}");
+            assert_eq!(target(c), Some(0.into()), "(d,3) waits for (d,2): {plan}");
+            let total: u64 = plan["entries"].as_array().unwrap().iter().map(|e| e["target"][0].as_u64().unwrap()).sum();
+            assert!(total <= 4, "{plan}");
+
+            let status: serde_json::Value = serde_json::from_str(&ops::status_json(handle, 1_000_000)?).unwrap();
+            let scans = status["scans"].as_array().unwrap();
+            assert_eq!(scans.len(), 2, "one chain per dataset: {status}");
+            let scan = scans.iter().find(|s| s["dataset"] == "hdfs://nn/data/bench.txt").unwrap();
+            let chain: Vec<_> = scan["subjobs"].as_array().unwrap().iter().collect();
+            let ids: Vec<i64> = chain.iter().map(|s| s["job"].as_i64().unwrap()).collect();
+            assert_eq!(ids, vec![i64::from(a), i64::from(b), i64::from(c)], "chain order = attach order: {scan}");
+            let field = |k: usize, f: &str| chain[k][f].as_f64().unwrap();
+            assert_eq!((field(0, "splits_left"), field(0, "splits_done"), field(0, "concurrency")), (5.0, 3.0, 3.0));
+            assert_eq!((field(1, "splits_left"), field(1, "splits_done"), field(1, "concurrency")), (5.0, 0.0, 2.0));
+            assert_eq!((field(2, "splits_left"), field(2, "concurrency")), (1.0, 1.0));
+            // r_k nests: each job still has to see the older jobs' remaining subjobs and its own.
+            for k in 0..3 {
+                let before = if k == 0 { 0.0 } else { field(k - 1, "remaining_ms") };
+                assert!((field(k, "remaining_ms") - before - field(k, "work_ms")).abs() < 1e-6, "{scan}");
+                assert!(field(k, "work_ms") > 0.0, "{scan}");
+            }
+            let other = scans.iter().find(|s| s["dataset"] == "hdfs://nn/data/other").unwrap();
+            assert_eq!(other["subjobs"][0]["job"], u, "{other}");
+
+            let html = ops::status_html(handle, 1_000_000)?;
+            assert!(html.contains("id=\"circumflex-scans\""), "{html}");
+            assert!(
+                html.contains("<td>hdfs://nn/data/bench.txt</td><td>job 0 (job_a): 3 of 8 splits scanned</td>"),
+                "{html}"
+            );
+            assert!(html.contains("1 (job_b): 5 left"), "{html}");
+
+            // A's maps end (only its reduce is left): B's subjob is the ready one and gets the slots.
+            for _ in 0..3 {
+                ops::task_started(handle, a, 0, node, 0, 1_000_001)?;
+            }
+            for _ in 0..5 {
+                ops::task_finished(handle, a, 0, node, 9_000, true, 1_010_000)?;
+            }
+            ops::tick(handle, 2_000_000)?;
+            let status: serde_json::Value = serde_json::from_str(&ops::status_json(handle, 2_000_000)?).unwrap();
+            let scan = status["scans"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|s| s["dataset"] == "hdfs://nn/data/bench.txt")
+                .unwrap();
+            let ids: Vec<i64> =
+                scan["subjobs"].as_array().unwrap().iter().map(|s| s["job"].as_i64().unwrap()).collect();
+            assert_eq!(ids, vec![i64::from(b), i64::from(c)], "A left the chain with its maps done: {scan}");
+            let plan: serde_json::Value = serde_json::from_str(&ops::plan_json(handle)?).unwrap();
+            let b_target =
+                plan["entries"].as_array().unwrap().iter().find(|e| e["job"] == b).unwrap()["target"][0].clone();
+            assert!(b_target.as_u64().unwrap() > 0, "{plan}");
             Ok(())
         })
         .unwrap();

@@ -10,7 +10,8 @@
 //! Layout (element ids are stable: the headless-browser test and operators' scripts use them):
 //! `circumflex-summary` (policy, objective, epoch, counters), `circumflex-jobs` (one row per job,
 //! active first, then the most recent [`FINISHED_SHOWN`] others), `circumflex-decisions`,
-//! `circumflex-flows`, `circumflex-datasets`. Times are shown relative to the page's `now`.
+//! `circumflex-flows`, `circumflex-datasets`, `circumflex-scans` (the live shared scans: per
+//! dataset, the cursor and the attached jobs in chain order, as the policy planned them). Times are shown relative to the page's `now`.
 
 use std::fmt::Write;
 
@@ -28,6 +29,7 @@ pub(super) fn render(s: &Status<'_>) -> String {
     decisions(&mut out, s);
     flows(&mut out, s);
     datasets(&mut out, s);
+    scans(&mut out, s);
     out
 }
 
@@ -153,6 +155,55 @@ fn datasets(out: &mut String, s: &Status<'_>) {
         let _ = writeln!(out, "<tr><td>{}</td><td>{jobs}</td></tr>", escape(d.dataset));
     }
     out.push_str("</tbody>\n</table>\n");
+}
+
+/// The live shared scans. The engine sees no block order, so the cursor is the ready subjob
+/// `(d,1)`: the oldest attached job, whose splits are being scanned for every job of the chain, and
+/// how many of them are done.
+fn scans(out: &mut String, s: &Status<'_>) {
+    out.push_str(
+        "<h3>Shared scans</h3>\n<table id=\"circumflex-scans\">\n<thead><tr><th>Dataset</th><th>Cursor (ready \
+         subjob)</th><th>Attached jobs, chain order (job: splits left, subjob work, remaining r<sub>k</sub>, \
+         jobs served, target)</th></tr></thead>\n<tbody>\n",
+    );
+    for scan in s.scans {
+        let cursor = match scan.subjobs.first() {
+            Some(ready) => format!(
+                "job {} ({}): {} of {} splits scanned",
+                ready.job.0,
+                escape(external_id(s, ready.job.0)),
+                ready.splits_done,
+                ready.splits_done + ready.splits_left
+            ),
+            None => "-".to_string(),
+        };
+        let members = scan
+            .subjobs
+            .iter()
+            .map(|sj| {
+                let target = s.jobs.iter().find(|j| j.id == sj.job.0).map_or([0, 0], |j| j.target);
+                format!(
+                    "{} ({}): {} left, {:.1} s, r = {:.1} s, serves {}, target {} / {}",
+                    sj.job.0,
+                    escape(external_id(s, sj.job.0)),
+                    sj.splits_left,
+                    sj.work_ms / 1000.0,
+                    sj.remaining_ms / 1000.0,
+                    sj.concurrency,
+                    target[0],
+                    target[1]
+                )
+            })
+            .collect::<Vec<_>>()
+            .join("; ");
+        let _ = writeln!(out, "<tr><td>{}</td><td>{cursor}</td><td>{members}</td></tr>", escape(&scan.dataset));
+    }
+    out.push_str("</tbody>\n</table>\n");
+}
+
+/// The Hadoop id of engine job `id` ("-" if the status does not list it).
+fn external_id<'a>(s: &'a Status<'_>, id: u32) -> &'a str {
+    s.jobs.iter().find(|j| j.id == id).map_or("-", |j| j.external_id)
 }
 
 fn status_name(status: JobStatus) -> &'static str {

@@ -19,6 +19,10 @@
 //!    allocation (0 for subjobs that are not ready yet); predicted completions come from the full
 //!    packing.
 //!
+//! The chains of the pool that holds the map phase are recorded in [`Plan::scans`] (dataset, jobs
+//! oldest first with their splits left and done, subjob work and `r_k`): the live scans as the
+//! policy sees them, which the status page shows. Only chains of a shared dataset are listed.
+//!
 //! Decisions: an objective CIRCUMFLEX does not handle (minisum tardy jobs, total tardiness, total
 //! SLA) falls back to FLEX for that pool, so a misconfiguration degrades to no sharing-aware
 //! order rather than to no plan (the registry still validates the name); job facts (including
@@ -31,7 +35,9 @@ use crate::flex::{job_facts, plan_from_pools, solve, FlexItem, FlexProblem, Flex
 use circumflex_core::config::EngineConfig;
 use circumflex_core::error::Result;
 use circumflex_core::model::{JobId, Phase};
-use circumflex_core::policy::{pool_demand, pool_remaining_work, slot_bounds, Plan, Policy, Snapshot};
+use circumflex_core::policy::{
+    pool_demand, pool_remaining_work, slot_bounds, Plan, PlanScan, PlanSubjob, Policy, Snapshot,
+};
 
 use super::plan::{plan_chains, ScanJob};
 
@@ -63,6 +69,29 @@ struct Entry {
     item: FlexItem,
 }
 
+/// The scan of one dataset's chain (oldest job first) for [`Plan::scans`].
+fn plan_scan(snapshot: &Snapshot<'_>, dataset: &str, chain: &[Entry]) -> PlanScan {
+    let mut remaining = 0.0;
+    let k_d = chain.len();
+    let subjobs = chain
+        .iter()
+        .enumerate()
+        .map(|(k, e)| {
+            let maps = snapshot.job(e.id).phase(Phase::Map);
+            remaining += e.item.work;
+            PlanSubjob {
+                job: e.id,
+                splits_left: maps.remaining(),
+                splits_done: maps.finished,
+                work_ms: e.item.work,
+                remaining_ms: remaining,
+                concurrency: u32::try_from(k_d - k).unwrap_or(u32::MAX),
+            }
+        })
+        .collect();
+    PlanScan { dataset: dataset.to_string(), subjobs }
+}
+
 impl Policy for CircumflexPolicy {
     fn name(&self) -> &'static str {
         "circumflex"
@@ -72,6 +101,7 @@ impl Policy for CircumflexPolicy {
         let cluster = snapshot.cluster;
         let now = snapshot.now as f64;
         let mut solved: Vec<(circumflex_core::policy::Pool, Vec<JobId>, FlexSolution)> = Vec::new();
+        let mut scans: Vec<PlanScan> = Vec::new();
         for pool in cluster.pools() {
             // Chains keyed by dataset (shared) or by the job itself (alone), in first-seen order.
             let mut chains: Vec<Vec<Entry>> = Vec::new();
@@ -100,6 +130,9 @@ impl Policy for CircumflexPolicy {
                     None => chains.push(vec![entry]),
                 }
             }
+            if pool.phases.contains(&Phase::Map) {
+                scans.extend(by_dataset.iter().map(|(d, &c)| plan_scan(snapshot, d, &chains[c])));
+            }
             let ids: Vec<JobId> = chains.iter().flat_map(|c| c.iter().map(|e| e.id)).collect();
             let scan_chains: Vec<Vec<ScanJob>> = chains
                 .iter()
@@ -126,7 +159,9 @@ impl Policy for CircumflexPolicy {
             };
             solved.push((pool, ids, solution));
         }
-        plan_from_pools(snapshot, &solved)
+        let mut plan = plan_from_pools(snapshot, &solved);
+        plan.scans = scans;
+        plan
     }
 }
 
@@ -162,6 +197,40 @@ mod tests {
             let p = plan(o, vec![spec(0, 6, Some("d")), spec(1, 2, Some("d")), spec(2, 3, None)]);
             assert!(p.total_target(Phase::Map) <= 6, "{o}");
         }
+    }
+
+    /// The plan records each shared dataset's chain as the planner saw it: jobs oldest first, each
+    /// one's splits, subjob work `p_{d,k}`, `r_k` and concurrency; jobs without a dataset or without
+    /// map work left are not part of any scan.
+    #[test]
+    fn the_plan_records_each_datasets_chain() {
+        let mut specs = vec![spec(0, 6, Some("d")), spec(1, 2, Some("d")), spec(2, 3, None), spec(3, 4, Some("e"))];
+        specs.push(spec(4, 1, Some("d")));
+        let mut jobs: Vec<JobState> =
+            specs.into_iter().enumerate().map(|(i, s)| JobState::new(JobId(i as u32), s)).collect();
+        // Job 0 has scanned 2 of its 6 splits and is scanning 1; job 4 has no map left (reduce-only
+        // jobs ride nothing any more).
+        let m = &mut jobs[0].phases[Phase::Map.idx()];
+        (m.pending, m.running, m.finished, m.observed_ms_sum) = (3, 1, 2, 2000);
+        let m = &mut jobs[4].phases[Phase::Map.idx()];
+        (m.pending, m.finished, m.observed_ms_sum) = (0, 1, 1000);
+        let active: Vec<JobId> = jobs.iter().map(|j| j.id).collect();
+        let cluster = ClusterView { map_slots: 6, reduce_slots: 0, mode: PoolMode::Shared, nodes: 1 };
+        let p = CircumflexPolicy::new(Objective::AvgResponseTime).plan(&Snapshot::new(5000, cluster, &jobs, &active));
+        let datasets: Vec<&str> = p.scans.iter().map(|s| s.dataset.as_str()).collect();
+        assert_eq!(datasets, ["d", "e"]);
+        let d = &p.scans[0].subjobs;
+        assert_eq!(d.iter().map(|s| s.job).collect::<Vec<_>>(), [JobId(0), JobId(1)], "job 4 has no map left");
+        assert_eq!((d[0].splits_left, d[0].splits_done, d[0].concurrency), (4, 2, 2));
+        assert_eq!((d[1].splits_left, d[1].splits_done, d[1].concurrency), (2, 0, 1));
+        // 3 pending of 1 s plus one running counted half: 3.5 s; the newer job sees its own 2 s on top.
+        assert_eq!((d[0].work_ms, d[0].remaining_ms), (3500.0, 3500.0));
+        assert_eq!((d[1].work_ms, d[1].remaining_ms), (2000.0, 5500.0));
+        assert_eq!(p.scans[1].subjobs.iter().map(|s| s.job).collect::<Vec<_>>(), [JobId(3)]);
+        // Other policies plan no scans.
+        let flex = crate::flex::FlexPolicy::new(Objective::AvgResponseTime)
+            .plan(&Snapshot::new(5000, cluster, &jobs, &active));
+        assert!(flex.scans.is_empty());
     }
 
     #[test]

@@ -97,6 +97,23 @@ enum Command {
         #[arg(required = true)]
         names: Vec<PathBuf>,
     },
+    /// FLEX and CIRCUMFLEX of the fluid simulator on the arrivals of a shared-scan benchmark run
+    /// (`make scan-bench`'s jobs.csv), one dataset, beside the measured figures; prints a Markdown
+    /// table. Without --size-slot-s the dataset's scan work is calibrated on the measured FLEX mean.
+    ScanFluid {
+        /// The benchmark's jobs.csv.
+        #[arg(long, default_value = "results/shared-scans/jobs.csv")]
+        jobs: PathBuf,
+        /// Slots S of the simulated cluster (the benchmark's task containers).
+        #[arg(long, default_value_t = 4)]
+        slots: u32,
+        /// Most slots one job may use, M_j (the benchmark's splits per job).
+        #[arg(long, default_value_t = 8)]
+        max_slots: u32,
+        /// The dataset's scan work N_d, slot-seconds (default: calibrated).
+        #[arg(long)]
+        size_slot_s: Option<f64>,
+    },
     /// Reproduce a paper's simulation study and write its report folder.
     Reproduce {
         #[command(subcommand)]
@@ -593,6 +610,35 @@ fn main_result() -> Result<()> {
                 write_outputs(out, &workload, &[result], &rows, &table)?;
                 eprintln!("wrote {}", out.display());
             }
+        }
+        Command::ScanFluid { jobs, slots, max_slots, size_slot_s } => {
+            use circumflex_sim::studies::circumflex::bench;
+            if slots == 0 || max_slots == 0 {
+                return Err(Error::config("--slots / --max-slots", format!("{slots} / {max_slots}"), ">= 1"));
+            }
+            let text = std::fs::read_to_string(&jobs).map_err(|e| Error::io(&jobs, &e))?;
+            let rounds = bench::parse_jobs_csv(&text)?;
+            let (size, calibrated) = match size_slot_s {
+                Some(s) if s.is_finite() && s > 0.0 => (s, false),
+                Some(s) => return Err(Error::config("--size-slot-s", s, "finite and > 0")),
+                None => {
+                    let flex: Vec<f64> = rounds.iter().filter_map(|r| r.measured.get(bench::FLEX).copied()).collect();
+                    if flex.is_empty() {
+                        return Err(Error::config(
+                            "--size-slot-s",
+                            "(unset)",
+                            "a size, since the CSV has no FLEX round to calibrate on",
+                        ));
+                    }
+                    let with_flex: Vec<_> =
+                        rounds.iter().filter(|r| r.measured.contains_key(bench::FLEX)).cloned().collect();
+                    (
+                        bench::calibrate(&with_flex, flex.iter().sum::<f64>() / flex.len() as f64, slots, max_slots)?,
+                        true,
+                    )
+                }
+            };
+            print!("{}", bench::report(&rounds, size, calibrated, slots, max_slots)?);
         }
         Command::Compare { policies, baseline, run } => {
             let configs = run.sim_configs(&policies)?;

@@ -41,6 +41,17 @@ final class ScanCluster implements AutoCloseable {
     return new ScanCluster(zk, dfs, mr);
   }
 
+  /**
+   * Switches the scheduler's policy as {@code yarn rmadmin -refreshQueues} would (the ResourceManager's
+   * configuration with {@code circumflex.policy} replaced); fails if the scheduler refuses it.
+   */
+  void setPolicy(String policy) throws java.io.IOException {
+    org.apache.hadoop.yarn.server.resourcemanager.ResourceManager rm = mr.getResourceManager();
+    Configuration refreshed = new Configuration(rm.getConfig());
+    refreshed.set("circumflex.policy", policy);
+    rm.getResourceScheduler().reinitialize(refreshed, rm.getRMContext());
+  }
+
   /** A client configuration for jobs on this cluster. */
   Configuration conf() {
     return new Configuration(mr.getConfig());

@@ -27,10 +27,23 @@ final class ScanJobs {
 
   /** Writes {@code lines} deterministic lines (seeded) to {@code file}; returns its size in bytes. */
   static long generate(FileSystem fs, Path file, int lines, long seed) throws IOException {
+    return generate(fs, file, lines, Long.MAX_VALUE, seed);
+  }
+
+  /**
+   * Writes deterministic lines (seeded, the same as {@link #generate(FileSystem, Path, int, long)})
+   * until the file holds at least {@code bytes} bytes (whole lines); returns its size in bytes.
+   */
+  static long generateBytes(FileSystem fs, Path file, long bytes, long seed) throws IOException {
+    return generate(fs, file, Integer.MAX_VALUE, bytes, seed);
+  }
+
+  private static long generate(FileSystem fs, Path file, int lines, long bytes, long seed) throws IOException {
     java.util.Random rnd = new java.util.Random(seed);
+    long written = 0;
     try (FSDataOutputStream out = fs.create(file, true)) {
       StringBuilder line = new StringBuilder();
-      for (int i = 0; i < lines; i++) {
+      for (int i = 0; i < lines && written < bytes; i++) {
         line.setLength(0);
         line.append('k').append(rnd.nextInt(40)).append(' ').append(rnd.nextInt(1000));
         int words = 4 + rnd.nextInt(8);
@@ -39,7 +52,9 @@ final class ScanJobs {
           line.append(" w").append((int) Math.floor(Math.pow(rnd.nextDouble(), 3) * 5000));
         }
         line.append('\n');
-        out.write(line.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        byte[] b = line.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        out.write(b);
+        written += b.length;
       }
     }
     return fs.getFileStatus(file).getLen();
