@@ -102,6 +102,48 @@ pub const GATED: [(&str, usize); 4] =
 pub const TARGETS_FROM_35: [(&str, usize, f64); 3] =
     [("flex:avg_response_time", 0, 0.8), ("flex:max_stretch", 2, 0.7), ("flex:avg_stretch", 1, 0.8)];
 
+/// A loss the gate knows of and tolerates up to `ratio` (a ratchet: it may shrink or vanish, never
+/// grow, and no other cell may lose). One line `pool,nodes,policy,ratio` per loss, `#` comments allowed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct KnownLoss {
+    /// Pool mode.
+    pub pool: PoolMode,
+    /// Nodes of the cell.
+    pub nodes: u32,
+    /// The gated policy.
+    pub policy: String,
+    /// Most ratio to fair tolerated.
+    pub ratio: f64,
+}
+
+/// Parses a known-losses file (see [`KnownLoss`]); errors name the line and what is wrong.
+pub fn parse_known_losses(text: &str) -> Result<Vec<KnownLoss>> {
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') || line.starts_with("pool,") {
+            continue;
+        }
+        let what = || format!("known-losses line {}", i + 1);
+        let f: Vec<&str> = line.split(',').map(str::trim).collect();
+        let [pool, nodes, policy, ratio] = f[..] else {
+            return Err(Error::config(&what(), line, "pool,nodes,policy,ratio"));
+        };
+        let pool = match pool {
+            "split" => PoolMode::Split,
+            "shared" => PoolMode::Shared,
+            _ => return Err(Error::config(&what(), pool, "split or shared")),
+        };
+        let nodes = nodes.parse().map_err(|_| Error::config(&what(), nodes, "a node count"))?;
+        let ratio: f64 = ratio.parse().map_err(|_| Error::config(&what(), ratio, "a ratio above 1"))?;
+        if !(ratio.is_finite() && ratio > 1.0) {
+            return Err(Error::config(&what(), ratio, "a ratio above 1"));
+        }
+        out.push(KnownLoss { pool, nodes, policy: policy.to_string(), ratio });
+    }
+    Ok(out)
+}
+
 /// One gated (cell, policy) that loses to `fair` on its own objective.
 #[derive(Clone, Debug, PartialEq)]
 pub struct GateFailure {
@@ -113,6 +155,8 @@ pub struct GateFailure {
     pub objective: &'static str,
     /// Median ratio to fair.
     pub ratio: f64,
+    /// The tolerated ratio, when the loss is a known one that grew.
+    pub known: Option<f64>,
 }
 
 /// Nodes for target utilization `load` (module docs).
@@ -246,8 +290,9 @@ fn median(mut v: Vec<f64>) -> f64 {
 }
 
 impl SweepResult {
-    /// The gate's failures (see [`GATED`]); policies not swept are not gated.
-    pub fn gate_failures(&self) -> Vec<GateFailure> {
+    /// The gate's failures (see [`GATED`]); policies not swept are not gated; a loss listed in `known`
+    /// fails only above its tolerated ratio.
+    pub fn gate_failures(&self, known: &[KnownLoss]) -> Vec<GateFailure> {
         let mut out = Vec::new();
         for (c, cell) in self.cells.iter().enumerate() {
             for &(policy, o) in &GATED {
@@ -256,9 +301,13 @@ impl SweepResult {
                 }
                 let (name, objective, _) = OBJECTIVES[o];
                 let ratio = self.ratio_to_fair(c, policy, objective);
-                if ratio > 1.0 {
+                let tolerated = known
+                    .iter()
+                    .find(|k| k.pool == cell.pool && k.nodes == cell.nodes && k.policy == policy)
+                    .map(|k| k.ratio);
+                if ratio > tolerated.unwrap_or(1.0) {
                     let cell = format!("{} {} nodes ({:.0}%)", pool_name(cell.pool), cell.nodes, 100.0 * self.utilization(c));
-                    out.push(GateFailure { cell, policy, objective: name, ratio });
+                    out.push(GateFailure { cell, policy, objective: name, ratio, known: tolerated });
                 }
             }
         }
