@@ -246,6 +246,7 @@ public class CircumflexScheduler extends AbstractYarnScheduler<FifoAppAttempt, F
     } finally {
       drainNativeLog();
     }
+    preemption.configure(configuration);
     setConf(configuration);
     super.reinitialize(configuration, context);
   }
