@@ -30,7 +30,10 @@ public class PreemptionIT {
     keys.put("circumflex.epoch.ms", "1000");
     keys.put("circumflex.preemption.enabled", "true");
     keys.put("circumflex.preemption.delay.ms", "1000");
-    keys.put("circumflex.preemption.grace.ms", "1000");
+    // MRv1 kills at once, but the kill reaches the engine only after two heartbeats of the tracker (the
+    // kill action out, the KILLED status back); the engine keeps a decision in flight, and so earmarks
+    // the freed slot for the short job, for grace + 2 epochs + delay: a 10 s grace covers them.
+    keys.put("circumflex.preemption.grace.ms", "10000");
     keys.put("circumflex.preemption.max.fraction", "1");
     return keys;
   }
@@ -74,6 +77,11 @@ public class PreemptionIT {
     System.out.println("long job: " + killed + " KILLED and " + failed + " FAILED completion events, NUM_FAILED_MAPS="
         + failedMaps);
     assertTrue("some long-job maps were preempted (KILLED)", killed >= 1);
+    // Not asserted: that the freed slots go to the short job at once. On MRv1 they often go back to the
+    // long job and the engine decides again (8 kills in 4 rounds seen): the engine spends an earmark at
+    // a heartbeat of the node that has no free slot of the earmark's pool (a free reduce slot only, as
+    // when the tracker reports the KILLED attempt while its map slot still runs the task cleanup),
+    // so the later free map slot goes by the ordinary rules. See the issue-17 report.
     assertEquals("no long-job map attempt FAILED", 0, failed);
     assertEquals("the job's failure count is untouched", 0, failedMaps);
     for (RunningJob job : new RunningJob[] {longJob, shortJob}) {
