@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 // Number of values [`circumflex_counters`] writes (`ffi::COUNTER_NAMES`).
-#define CIRCUMFLEX_COUNTER_COUNT 9
+#define CIRCUMFLEX_COUNTER_COUNT 13
 
 // Status codes returned by every call.
 typedef enum CircumflexStatus {
@@ -353,6 +353,39 @@ enum CircumflexStatus circumflex_plan_order(struct CircumflexEngine *engine,
                                             size_t *out_total,
                                             char *err_buf,
                                             size_t err_len);
+
+// Asks the engine for preemption decisions at `now` (from the host's timer, after
+// [`circumflex_tick`]; never from a heartbeat) and writes as many whole decisions as fit into `out`
+// (4 `int32_t`s each: victim job, phase, count, beneficiary job; `out_len` values in all); writes how
+// many it wrote into `out_written`. Decisions that did not fit are kept and written first by the next
+// call: a caller whose array came back full calls again. Report the kills with
+// [`circumflex_tasks_preempted`] (`docs/preemption.md`).
+//
+// # Safety
+// `out` must have `out_len` writable `int32_t`s (may be NULL when `out_len` is 0); `out_written`
+// writable; `err_buf` as for [`circumflex_engine_new`].
+enum CircumflexStatus circumflex_preemptions(struct CircumflexEngine *engine,
+                                             int64_t now,
+                                             int32_t *out,
+                                             size_t out_len,
+                                             size_t *out_written,
+                                             char *err_buf,
+                                             size_t err_len);
+
+// Reports the first `count` tasks of `records` killed for a preemption (5 `int64_t`s each: job,
+// phase, node, ran ms, kill time ms; `records_len` values in all), instead of their ends; writes how
+// many were applied into `out_applied`, as [`circumflex_tasks_finished`].
+//
+// # Safety
+// `records` must have `records_len` readable `int64_t`s; `out_applied` writable; `err_buf` as for
+// [`circumflex_engine_new`].
+enum CircumflexStatus circumflex_tasks_preempted(struct CircumflexEngine *engine,
+                                                 const int64_t *records,
+                                                 size_t records_len,
+                                                 int32_t count,
+                                                 size_t *out_applied,
+                                                 char *err_buf,
+                                                 size_t err_len);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -10,6 +10,10 @@
 //! - [`set_pending_phases`]: both phases' pending counts of a job in one call.
 //! - [`plan_order`]: the plan's job ids in priority order into a caller-owned array, so MRv1's
 //!   `getJobs` no longer scans the plan's JSON text (which also matched flow nodes' `"job"` keys).
+//! - [`preemptions`]: the engine's preemption decisions (`docs/preemption.md`), packed as
+//!   [`PREEMPTION_STRIDE`] `i32`s each (victim, phase, count, beneficiary) into a caller-owned array,
+//!   from the host's timer; [`tasks_preempted`]: the kills the host carried out, as packed `i64`
+//!   records of [`PREEMPTED_STRIDE`] (job, phase, node, ran ms, kill time), in one call.
 //!
 //! Every record is checked before any is applied, and the error names the record (`records[3].phase
 //! = 7: expected ...`), so a malformed batch changes nothing. Then the records are applied in order
@@ -31,6 +35,11 @@ pub const STARTED_STRIDE: usize = 4;
 /// `i64`s per record of [`tasks_finished`]: job, phase code, node, duration ms, success (0 or 1),
 /// finish time ms.
 pub const FINISHED_STRIDE: usize = 6;
+
+/// `i32`s per decision of [`preemptions`]: victim job, phase code, count, beneficiary job.
+pub const PREEMPTION_STRIDE: usize = 4;
+/// `i64`s per record of [`tasks_preempted`]: job, phase code, node, ran ms, kill time ms.
+pub const PREEMPTED_STRIDE: usize = 5;
 
 /// The records of a packed array: `count` records of `stride` values, refused if the array is short.
 fn records<T>(values: &[T], count: i32, stride: usize, what: &str) -> Result<usize, FfiError> {
@@ -183,10 +192,82 @@ pub fn plan_order(h: &EngineHandle, out: &mut [i32]) -> Result<usize, FfiError> 
     })
 }
 
+/// Asks the engine for preemption decisions at `now` (`Engine::preemptions`: call from the host's
+/// timer after the tick, never from a heartbeat) and writes as many whole decisions as fit into `out`
+/// ([`PREEMPTION_STRIDE`] values each: victim, phase code, count, beneficiary). Returns how many it
+/// wrote. Decisions that did not fit are kept on the handle and written first by the next call, so a
+/// short array loses nothing: a host whose array came back full calls again. Empty while preemption
+/// is off.
+pub fn preemptions(h: &EngineHandle, now: Time, out: &mut [i32]) -> Result<usize, FfiError> {
+    let now = time_arg("now", now)?;
+    let mut backlog = h.preempt_backlog.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    h.with_engine(|e| {
+        for d in e.preemptions(now) {
+            backlog.extend_from_slice(&[
+                super::to_jint("victim job id", d.victim.0)?,
+                super::to_jint("phase index", d.phase.idx())?,
+                i32::try_from(d.count).unwrap_or(i32::MAX),
+                super::to_jint("beneficiary job id", d.beneficiary.0)?,
+            ]);
+        }
+        Ok(())
+    })?;
+    let fit = (out.len() / PREEMPTION_STRIDE).min(backlog.len() / PREEMPTION_STRIDE);
+    let values = fit * PREEMPTION_STRIDE;
+    out[..values].copy_from_slice(&backlog[..values]);
+    backlog.drain(..values);
+    Ok(fit)
+}
+
+/// One checked record of [`tasks_preempted`].
+struct Preempted {
+    job: JobId,
+    phase: Phase,
+    node: NodeId,
+    ran_ms: Time,
+    at: Time,
+}
+
+fn preempted_record(r: &[i64]) -> Result<Preempted, FfiError> {
+    let int = |name: &str, v: i64| {
+        i32::try_from(v).map_err(|_| FfiError::Argument(format!("{name} = {v}: expected a 32-bit value")))
+    };
+    Ok(Preempted {
+        job: JobId(id_arg("job", int("job", r[0])?)?),
+        phase: phase_arg(int("phase", r[1])?)?,
+        node: NodeId(id_arg("node", int("node", r[2])?)?),
+        ran_ms: time_arg("ranMs", r[3])?,
+        at: time_arg("now", r[4])?,
+    })
+}
+
+/// The first `count` records of `packed` ([`PREEMPTED_STRIDE`] each) are tasks the host killed for a
+/// preemption (`Engine::task_preempted`, reported instead of a task end: the task is re-queued, its
+/// work counted as lost, the freed slot earmarked for the decision's beneficiary). Returns how many
+/// were applied; records naming a job or node the engine no longer knows are skipped, and a malformed
+/// record is refused by name before any is applied, as for [`tasks_finished`].
+pub fn tasks_preempted(h: &EngineHandle, packed: &[i64], count: i32) -> Result<usize, FfiError> {
+    let count = records(packed, count, PREEMPTED_STRIDE, "preempted")?;
+    let packed = &packed[..count * PREEMPTED_STRIDE];
+    for (i, r) in packed.chunks_exact(PREEMPTED_STRIDE).enumerate() {
+        preempted_record(r).map_err(|e| in_record(i, e))?;
+    }
+    h.with_engine(|e| {
+        let mut done = 0;
+        for r in packed.chunks_exact(PREEMPTED_STRIDE) {
+            let p = preempted_record(r)?;
+            if applied(e.task_preempted(p.job, p.phase, p.node, p.ran_ms, p.at))? {
+                done += 1;
+            }
+        }
+        Ok(done)
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ffi::{close_handle, create_handle, ops, with_handle, ErrorKind};
+    use crate::ffi::{close_handle, create_handle, ops, with_handle, ErrorKind, COUNTER_NAMES};
     use std::collections::BTreeMap;
 
     fn handle(policy: &str) -> i64 {
@@ -283,5 +364,98 @@ mod tests {
         })
         .expect("plan order");
         close_handle(raw).expect("close");
+    }
+
+    fn preempting(raw_policy: &str) -> i64 {
+        let config = BTreeMap::from([
+            ("circumflex.policy".to_string(), raw_policy.to_string()),
+            ("circumflex.pool.mode".to_string(), "shared".to_string()),
+            ("circumflex.preemption.enabled".to_string(), "true".to_string()),
+            ("circumflex.preemption.delay.ms".to_string(), "1000".to_string()),
+            ("circumflex.preemption.grace.ms".to_string(), "1000".to_string()),
+            ("circumflex.preemption.max.fraction".to_string(), "1".to_string()),
+        ]);
+        create_handle(&config).map(|a| a as i64).expect("engine")
+    }
+
+    /// A long job (10-minute maps) holds all 4 slots of node 0 since t = 0; a short job arrives at 1 s.
+    fn long_job_holds_the_node(h: &EngineHandle) -> Result<(), FfiError> {
+        ops::add_node(h, "n0", "/r", 4, 0)?;
+        submit_job_with(h, r#"{"mapreduce.job.maps":"40","circumflex.job.map.ms":"600000"}"#, 0, true, 40, 0)?;
+        assert_eq!(tasks_started(h, &[0, 0, 0, 0].repeat(4), 4, 0)?, 4);
+        submit_job_with(h, r#"{"mapreduce.job.maps":"2","circumflex.job.map.ms":"5000"}"#, 1_000, true, 2, 0)?;
+        ops::tick(h, 1_000)?;
+        Ok(())
+    }
+
+    #[test]
+    fn preemptions_cross_packed_and_a_short_array_loses_none() {
+        let raw = preempting("fair");
+        with_handle(raw, |h| {
+            long_job_holds_the_node(h)?;
+            let mut out = [-1i32; 8];
+            assert_eq!(preemptions(h, 1_000, &mut out)?, 0, "starved, not yet for the delay");
+            let mut short = [-1i32; 5];
+            assert_eq!(preemptions(h, 2_500, &mut short)?, 1, "one whole decision fits");
+            assert_eq!(short, [0, 0, 2, 1, -1], "victim 0, map, 2 tasks, for job 1; no partial decision");
+            assert_eq!(preemptions(h, 2_600, &mut out)?, 0, "in flight: not decided twice");
+            let mut counters = [0i64; COUNTER_NAMES.len()];
+            ops::counters(h, &mut counters)?;
+            let get = |name: &str| counters[COUNTER_NAMES.iter().position(|n| *n == name).expect(name)];
+            assert_eq!((get("preemptions"), get("preemptions_in_flight")), (2, 2));
+            // The host kills both after the grace: re-queued, work lost, the slots earmarked for job 1.
+            assert_eq!(tasks_preempted(h, &[0, 0, 0, 3_500, 3_500, 0, 0, 0, 3_500, 3_500, 9, 0, 0, 1, 3_500], 3)?, 2);
+            let mut choices = [-1i32; 16];
+            let n = ops::node_update(h, 0, 2, 0, 3_600, &mut choices)?;
+            assert!(n >= 1 && choices[0] == 1, "the freed slots go to the beneficiary first: {choices:?}");
+            ops::counters(h, &mut counters)?;
+            let get = |name: &str| counters[COUNTER_NAMES.iter().position(|n| *n == name).expect(name)];
+            assert_eq!((get("preempted_tasks"), get("preempted_lost_ms"), get("preemptions_in_flight")), (2, 7_000, 0));
+            Ok(())
+        })
+        .expect("preemption");
+        let s = status(raw);
+        assert_eq!(s["preemption"]["in_flight"], 0, "{s}");
+        assert_eq!(s["preemption"]["config"]["grace_ms"], 1000, "{s}");
+        let recent = &s["preemption"]["recent"];
+        assert_eq!(recent.as_array().map(Vec::len), Some(2), "{s}");
+        assert_eq!((recent[0]["victim"].as_i64(), recent[0]["beneficiary"].as_i64()), (Some(0), Some(1)), "{s}");
+        assert_eq!((recent[0]["phase"].as_str(), recent[0]["lost_ms"].as_i64()), (Some("map"), Some(3_500)), "{s}");
+        assert_eq!(s["stats"]["preempted_lost_ms"], 7_000, "{s}");
+        let html = with_handle(raw, |h| ops::status_html(h, 4_000)).expect("page");
+        assert!(html.contains("id=\"circumflex-preemptions\""), "{html}");
+        close_handle(raw).expect("close");
+    }
+
+    #[test]
+    fn bad_preemption_records_change_nothing_and_off_decides_nothing() {
+        let raw = preempting("fair");
+        with_handle(raw, |h| {
+            long_job_holds_the_node(h)?;
+            let err = tasks_preempted(h, &[0, 0, 0, 10, 20, 0, 3, 0, 10, 20], 2).expect_err("bad phase");
+            assert_eq!(err.kind(), ErrorKind::Argument);
+            assert!(err.to_string().contains("records[1].phase = 3"), "{err}");
+            let err = tasks_preempted(h, &[0, 0, 0, -1, 20], 1).expect_err("negative ran");
+            assert!(err.to_string().contains("records[0].ranMs = -1"), "{err}");
+            let err = tasks_preempted(h, &[0, 0, 0], 1).expect_err("short array");
+            assert!(err.to_string().contains("holds 3 values"), "{err}");
+            let err = preemptions(h, -1, &mut [0; 4]).expect_err("negative now");
+            assert!(err.to_string().contains("now = -1"), "{err}");
+            Ok(())
+        })
+        .expect("refusals");
+        assert_eq!(status(raw)["jobs"][0]["running"][0], 4, "nothing was applied");
+        close_handle(raw).expect("close");
+        let off = handle("fair");
+        with_handle(off, |h| {
+            long_job_holds_the_node(h)?;
+            let mut out = [-1i32; 8];
+            for t in [1_000, 5_000, 60_000] {
+                assert_eq!(preemptions(h, t, &mut out)?, 0);
+            }
+            Ok(())
+        })
+        .expect("off");
+        close_handle(off).expect("close");
     }
 }

@@ -414,7 +414,7 @@ pub unsafe extern "C" fn circumflex_string_free(s: *mut c_char) {
 // ----- observability, refresh and pools: the same ops as the JNI exports ----------------------
 
 /// Number of values [`circumflex_counters`] writes (`ffi::COUNTER_NAMES`).
-pub const CIRCUMFLEX_COUNTER_COUNT: usize = 9;
+pub const CIRCUMFLEX_COUNTER_COUNT: usize = 13;
 
 const _: () = assert!(CIRCUMFLEX_COUNTER_COUNT == COUNTER_NAMES.len());
 
@@ -676,6 +676,62 @@ pub unsafe extern "C" fn circumflex_plan_order(
             unsafe { std::slice::from_raw_parts_mut(out, out_len) }
         };
         put(out_total, on_engine(engine, |h| super::batch::plan_order(h, slice))?)
+    })
+}
+
+/// Asks the engine for preemption decisions at `now` (from the host's timer, after
+/// [`circumflex_tick`]; never from a heartbeat) and writes as many whole decisions as fit into `out`
+/// (4 `int32_t`s each: victim job, phase, count, beneficiary job; `out_len` values in all); writes how
+/// many it wrote into `out_written`. Decisions that did not fit are kept and written first by the next
+/// call: a caller whose array came back full calls again. Report the kills with
+/// [`circumflex_tasks_preempted`] (`docs/preemption.md`).
+///
+/// # Safety
+/// `out` must have `out_len` writable `int32_t`s (may be NULL when `out_len` is 0); `out_written`
+/// writable; `err_buf` as for [`circumflex_engine_new`].
+#[no_mangle]
+pub unsafe extern "C" fn circumflex_preemptions(
+    engine: *mut CircumflexEngine,
+    now: i64,
+    out: *mut i32,
+    out_len: usize,
+    out_written: *mut usize,
+    err_buf: *mut c_char,
+    err_len: usize,
+) -> CircumflexStatus {
+    guard(err_buf, err_len, || {
+        let slice: &mut [i32] = if out_len == 0 {
+            &mut []
+        } else if out.is_null() {
+            return Err(FfiError::Argument("out is NULL".to_string()));
+        } else {
+            // SAFETY: non-null, and the caller promises out_len writable ints.
+            unsafe { std::slice::from_raw_parts_mut(out, out_len) }
+        };
+        put(out_written, on_engine(engine, |h| super::batch::preemptions(h, now, slice))?)
+    })
+}
+
+/// Reports the first `count` tasks of `records` killed for a preemption (5 `int64_t`s each: job,
+/// phase, node, ran ms, kill time ms; `records_len` values in all), instead of their ends; writes how
+/// many were applied into `out_applied`, as [`circumflex_tasks_finished`].
+///
+/// # Safety
+/// `records` must have `records_len` readable `int64_t`s; `out_applied` writable; `err_buf` as for
+/// [`circumflex_engine_new`].
+#[no_mangle]
+pub unsafe extern "C" fn circumflex_tasks_preempted(
+    engine: *mut CircumflexEngine,
+    records: *const i64,
+    records_len: usize,
+    count: i32,
+    out_applied: *mut usize,
+    err_buf: *mut c_char,
+    err_len: usize,
+) -> CircumflexStatus {
+    guard(err_buf, err_len, || {
+        let packed = in_slice("records", records, records_len)?;
+        put(out_applied, on_engine(engine, |h| super::batch::tasks_preempted(h, packed, count))?)
     })
 }
 

@@ -23,7 +23,9 @@
 //!   A heartbeat's task starts and ends cross in one call each (`nativeTasksStarted`,
 //!   `nativeTasksFinished`, caller-owned `int[]`/`long[]` read into buffers kept on the handle), a
 //!   submission with its initial state in one (`nativeSubmitJobWith`), and MRv1's plan order as
-//!   job ids into a caller-owned `int[]` (`nativePlanOrder`); see `ffi::batch`.
+//!   job ids into a caller-owned `int[]` (`nativePlanOrder`); see `ffi::batch`. Preemption, from the
+//!   host's timer: the engine's decisions into a caller-owned `int[]` (`nativePreemptions`) and the
+//!   kills carried out from a caller-owned `long[]` (`nativeTasksPreempted`), one crossing each.
 //! - **Logging**: Rust log records go into the bounded buffer of [`super::logbuf`] (see there
 //!   why it is polled rather than a callback); `nativeInit` sets the level and the shims drain it
 //!   with `nativeDrainLogs` into log4j. Panic reports still go to stderr as well.
@@ -407,7 +409,8 @@ pub extern "system" fn Java_io_circumflex_nativeapi_NativeEngine_nativeReconfigu
 
 /// `static native int nativeCounters(long handle, long[] out)`: writes the engine's counters (plans,
 /// last and total plan nanoseconds, node updates, admitted, rejected, finished, deadline misses,
-/// active jobs; `ffi::COUNTER_NAMES`) into the caller-owned `out` and returns how many it wrote.
+/// active jobs, preemptions decided, preempted tasks, preempted work ms, preemptions in flight;
+/// `ffi::COUNTER_NAMES`) into the caller-owned `out` and returns how many it wrote.
 #[no_mangle]
 pub extern "system" fn Java_io_circumflex_nativeapi_NativeEngine_nativeCounters<'local>(
     mut env: EnvUnowned<'local>,
@@ -610,6 +613,69 @@ pub extern "system" fn Java_io_circumflex_nativeapi_NativeEngine_nativePlanOrder
             let total = super::batch::plan_order(h, &mut buffer[..capacity])?;
             out.set_region(env, 0, &buffer[..total.min(capacity)])?;
             Ok(i32::try_from(total).unwrap_or(i32::MAX))
+        })
+    })
+    .resolve::<ThrowCircumflex>()
+}
+
+/// `static native int nativePreemptions(long handle, long now, int[] out)`: asks the engine for
+/// preemption decisions at `now` (from the host's timer, after `nativeTick`; never from a heartbeat)
+/// and writes as many whole decisions as fit into the caller-owned `out`, 4 ints each (victim job,
+/// phase, count, beneficiary job); returns how many it wrote. Decisions that did not fit are kept and
+/// written first by the next call: a caller whose array came back full calls again. The host takes
+/// `count` of the victim's youngest running tasks of that phase and, after the grace period, kills
+/// those still running and reports them with `nativeTasksPreempted` (`docs/preemption.md`).
+#[no_mangle]
+pub extern "system" fn Java_io_circumflex_nativeapi_NativeEngine_nativePreemptions<'local>(
+    mut env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    handle: jlong,
+    now: jlong,
+    out: JIntArray<'local>,
+) -> jint {
+    env.with_env(|env| -> Result<jint, FfiError> {
+        if out.is_null() {
+            return Err(FfiError::Argument("out is null".to_string()));
+        }
+        let capacity = out.len(env)?;
+        if capacity < super::batch::PREEMPTION_STRIDE {
+            return Err(FfiError::Argument(format!(
+                "out has length {capacity}: expected at least {}",
+                super::batch::PREEMPTION_STRIDE
+            )));
+        }
+        with_handle(handle, |h| {
+            let mut buffer = h.scratch.lock().unwrap_or_else(PoisonError::into_inner);
+            if buffer.len() < capacity {
+                buffer.resize(capacity, 0);
+            }
+            let written = super::batch::preemptions(h, now, &mut buffer[..capacity])?;
+            out.set_region(env, 0, &buffer[..written * super::batch::PREEMPTION_STRIDE])?;
+            super::to_jint("decisions written", written)
+        })
+    })
+    .resolve::<ThrowCircumflex>()
+}
+
+/// `static native int nativeTasksPreempted(long handle, long[] records, int count)`: the first
+/// `count` records of the caller-owned `records` (5 longs each: job, phase, node, ran ms, kill time
+/// ms) are tasks the host killed for a preemption, reported instead of their end: each is re-queued
+/// (not a failure), its work counted as lost and its slot earmarked for the decision's beneficiary.
+/// Returns how many were applied; records naming a job or node the engine no longer knows are
+/// skipped. A malformed record is an `IllegalArgumentException` naming it, and then nothing is applied.
+#[no_mangle]
+pub extern "system" fn Java_io_circumflex_nativeapi_NativeEngine_nativeTasksPreempted<'local>(
+    mut env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    handle: jlong,
+    records: JLongArray<'local>,
+    count: jint,
+) -> jint {
+    env.with_env(|env| -> Result<jint, FfiError> {
+        with_handle(handle, |h| {
+            let mut buffer = h.scratch_long.lock().unwrap_or_else(PoisonError::into_inner);
+            let packed = read_records(env, &records, count, super::batch::PREEMPTED_STRIDE, &mut buffer)?;
+            Ok(super::batch::tasks_preempted(h, packed, count)? as jint)
         })
     })
     .resolve::<ThrowCircumflex>()

@@ -65,7 +65,7 @@ pub const CHOICE_STRIDE: usize = 4;
 pub const DECISIONS_KEPT: usize = 256;
 
 /// Names of the values [`ops::counters`] writes, in order (metrics sources read them by index).
-pub const COUNTER_NAMES: [&str; 9] = [
+pub const COUNTER_NAMES: [&str; 13] = [
     "plans",
     "last_plan_ns",
     "total_plan_ns",
@@ -75,6 +75,10 @@ pub const COUNTER_NAMES: [&str; 9] = [
     "finished",
     "deadline_misses",
     "active_jobs",
+    "preemptions",
+    "preempted_tasks",
+    "preempted_lost_ms",
+    "preemptions_in_flight",
 ];
 
 /// One admission decision as the status document shows it.
@@ -101,6 +105,9 @@ pub struct EngineHandle {
     pub(crate) scratch: Mutex<Vec<i32>>,
     /// Reusable buffer for batched task ends read from the host ([`batch::tasks_finished`]).
     pub(crate) scratch_long: Mutex<Vec<i64>>,
+    /// Preemption decisions already taken from the engine that did not fit the host's array, packed
+    /// ([`batch::PREEMPTION_STRIDE`] each); [`batch::preemptions`] hands them out first.
+    pub(crate) preempt_backlog: Mutex<Vec<i32>>,
     /// The last [`DECISIONS_KEPT`] admission decisions, oldest first.
     decisions: Mutex<VecDeque<AdmissionRecord>>,
 }
@@ -112,6 +119,7 @@ impl EngineHandle {
             poisoned_by: Mutex::new(None),
             scratch: Mutex::new(Vec::new()),
             scratch_long: Mutex::new(Vec::new()),
+            preempt_backlog: Mutex::new(Vec::new()),
             decisions: Mutex::new(VecDeque::new()),
         }
     }
@@ -541,6 +549,10 @@ pub mod ops {
                 clamp(s.finished),
                 clamp(s.deadline_misses),
                 clamp(e.active().len() as u64),
+                clamp(s.preemptions),
+                clamp(s.preempted_tasks),
+                clamp(s.preempted_lost_ms),
+                clamp(u64::from(e.preemptions_in_flight())),
             ];
             let n = values.len().min(out.len());
             out[..n].copy_from_slice(&values[..n]);
@@ -701,6 +713,11 @@ pub mod ops {
                 datasets: datasets_of(e.live_jobs().chain(e.recent_jobs())),
                 scans: &plan.scans,
                 decisions: &decisions,
+                preemption: PreemptionView {
+                    config: e.config().preemption,
+                    in_flight: e.preemptions_in_flight(),
+                    recent: e.recent_preemptions().rev().collect(),
+                },
                 jobs,
             };
             f(&status)
@@ -783,7 +800,17 @@ struct Status<'a> {
     /// policies that do not model shared scans).
     scans: &'a [circumflex_core::policy::PlanScan],
     decisions: &'a [AdmissionRecord],
+    preemption: PreemptionView<'a>,
     jobs: Vec<JobStatusView<'a>>,
+}
+
+/// Preemption as the status shows it: the keys, the tasks asked back and not yet killed, and the
+/// last kills the hosts reported, newest first (`docs/preemption.md`). The counters are in `stats`.
+#[derive(Serialize)]
+struct PreemptionView<'a> {
+    config: circumflex_core::config::PreemptionConfig,
+    in_flight: u32,
+    recent: Vec<&'a circumflex_core::engine::PreemptionRecord>,
 }
 
 #[derive(Serialize)]

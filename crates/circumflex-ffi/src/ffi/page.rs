@@ -8,15 +8,17 @@
 //! and dataset names, parameters) is HTML-escaped.
 //!
 //! Layout (element ids are stable: the headless-browser test and operators' scripts use them):
-//! `circumflex-summary` (policy, objective, epoch, counters), `circumflex-jobs` (one row per job,
-//! active first, then the most recent [`FINISHED_SHOWN`] others), `circumflex-decisions`,
-//! `circumflex-flows`, `circumflex-datasets`, `circumflex-scans` (the live shared scans: per
-//! dataset, the cursor and the attached jobs in chain order, as the policy planned them). Times are shown relative to the page's `now`.
+//! `circumflex-summary` (policy, objective, epoch, counters, preemption), `circumflex-jobs` (one row
+//! per job, active first, then the most recent [`FINISHED_SHOWN`] others), `circumflex-decisions`,
+//! `circumflex-preemptions` (the last kills: victim, beneficiary, phase, node, lost work; newest
+//! first), `circumflex-flows`, `circumflex-datasets`, `circumflex-scans` (the live shared scans: per
+//! dataset, the cursor and the attached jobs in chain order, as the policy planned them). Times are
+//! shown relative to the page's `now`.
 
 use std::fmt::Write;
 
 use super::Status;
-use circumflex_core::model::{JobStatus, Time};
+use circumflex_core::model::{JobStatus, Phase, Time};
 
 /// Finished and rejected jobs listed below the active ones (the newest ones).
 pub const FINISHED_SHOWN: usize = 50;
@@ -27,6 +29,7 @@ pub(super) fn render(s: &Status<'_>) -> String {
     summary(&mut out, s);
     jobs(&mut out, s);
     decisions(&mut out, s);
+    preemptions(&mut out, s);
     flows(&mut out, s);
     datasets(&mut out, s);
     scans(&mut out, s);
@@ -36,7 +39,23 @@ pub(super) fn render(s: &Status<'_>) -> String {
 fn summary(out: &mut String, s: &Status<'_>) {
     let alive = s.nodes.iter().filter(|n| n.alive).count();
     let params = s.params.iter().map(|(k, v)| format!("{}={}", escape(k), escape(v))).collect::<Vec<_>>().join(", ");
-    let rows: [(&str, String); 14] = [
+    let p = &s.preemption;
+    let preemption = if p.config.enabled {
+        format!(
+            "on (delay {} ms, grace {} ms, at most {} of a pool at once); {} asked back, {} killed, {:.1} s of \
+             work lost; {} in flight",
+            p.config.delay_ms,
+            p.config.grace_ms,
+            p.config.max_fraction,
+            s.stats.preemptions,
+            s.stats.preempted_tasks,
+            s.stats.preempted_lost_ms as f64 / 1000.0,
+            p.in_flight
+        )
+    } else {
+        "off".to_string()
+    };
+    let rows: [(&str, String); 15] = [
         ("Policy", escape(s.policy)),
         ("Objective", escape(s.objective.unwrap_or("(policy default)"))),
         ("Epoch", format!("{} ms", s.epoch_ms)),
@@ -50,6 +69,7 @@ fn summary(out: &mut String, s: &Status<'_>) {
         ("Jobs admitted / rejected", format!("{} / {}", s.stats.admitted, s.stats.rejected)),
         ("Jobs finished", s.stats.finished.to_string()),
         ("Deadline misses", s.deadline_misses.to_string()),
+        ("Preemption", preemption),
         ("Parameters", if params.is_empty() { "(none)".to_string() } else { params }),
     ];
     out.push_str("<h2>Circumflex scheduler</h2>\n<table id=\"circumflex-summary\" class=\"info\">\n");
@@ -117,6 +137,29 @@ fn decisions(out: &mut String, s: &Status<'_>) {
             relative(d.at_ms, s.now),
             d.decision,
             escape(d.reason.as_deref().unwrap_or("-")),
+        );
+    }
+    out.push_str("</tbody>\n</table>\n");
+}
+
+fn preemptions(out: &mut String, s: &Status<'_>) {
+    out.push_str(
+        "<h3>Preemptions</h3>\n<table id=\"circumflex-preemptions\">\n<thead><tr><th>Killed</th><th>Victim job</th>\
+         <th>Beneficiary job</th><th>Phase</th><th>Node</th><th>Work lost</th></tr></thead>\n<tbody>\n",
+    );
+    for r in &s.preemption.recent {
+        let node = s.nodes.iter().find(|n| n.id == r.node).map_or_else(|| r.node.0.to_string(), |n| escape(&n.name));
+        let _ = writeln!(
+            out,
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{node}</td><td>{:.1} s</td></tr>",
+            relative(r.at_ms, s.now),
+            r.victim.0,
+            r.beneficiary.map_or_else(|| "- (expired)".to_string(), |b| b.0.to_string()),
+            match r.phase {
+                Phase::Map => "map",
+                Phase::Reduce => "reduce",
+            },
+            r.lost_ms as f64 / 1000.0,
         );
     }
     out.push_str("</tbody>\n</table>\n");

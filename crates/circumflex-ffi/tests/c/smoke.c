@@ -198,6 +198,19 @@ int main(void) {
   CHECK(circumflex_plan_order(e, NULL, 0, &total, err, sizeof err) == CIRCUMFLEX_OK && total >= 1,
         "an empty array asks only for the plan's length");
 
+  /* Preemption: decisions from the timer, kills reported in one call (off here: nothing decided). */
+  int32_t decisions[8];
+  size_t decided = 99;
+  CHECK(circumflex_preemptions(e, 7200, decisions, 8, &decided, err, sizeof err) == CIRCUMFLEX_OK && decided == 0,
+        "with preemption off the engine decides nothing");
+  int64_t killed[] = {99, 0, node, 10, 7200};
+  CHECK(circumflex_tasks_preempted(e, killed, 5, 1, &applied, err, sizeof err) == CIRCUMFLEX_OK && applied == 0,
+        "a kill of an unknown job is skipped");
+  int64_t bad_killed[] = {c, 2, node, 10, 7200};
+  CHECK(circumflex_tasks_preempted(e, bad_killed, 5, 1, &applied, err, sizeof err) == CIRCUMFLEX_ARGUMENT &&
+            strstr(err, "records[0].phase = 2"),
+        "a malformed kill record is CIRCUMFLEX_ARGUMENT naming it");
+
   char tiny[8];
   circumflex_task_started(e, 99, 0, node, 0, 3, tiny, sizeof tiny);
   CHECK(strlen(tiny) == sizeof tiny - 1, "messages are truncated to the buffer, NUL-terminated");

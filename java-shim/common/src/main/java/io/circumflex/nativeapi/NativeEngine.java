@@ -41,6 +41,10 @@ public final class NativeEngine implements AutoCloseable {
   public static final int STARTED_STRIDE = 4;
   /** Longs per record of {@link #tasksFinished}: job, phase, node, duration ms, success (0/1), finish time. */
   public static final int FINISHED_STRIDE = 6;
+  /** Ints per decision of {@link #preemptions}: victim job, phase, count, beneficiary job. */
+  public static final int PREEMPTION_STRIDE = 4;
+  /** Longs per record of {@link #tasksPreempted}: job, phase, node, ran ms, kill time. */
+  public static final int PREEMPTED_STRIDE = 5;
 
   private static String version;
 
@@ -163,6 +167,29 @@ public final class NativeEngine implements AutoCloseable {
     return nativePlanOrder(handle, out);
   }
 
+  /**
+   * Asks the engine for preemption decisions at {@code now} (from the timer, after {@link #tick}; never
+   * from a heartbeat) and writes as many whole decisions as fit into the caller-owned {@code out}
+   * ({@link #PREEMPTION_STRIDE} ints each: victim job, phase, count, beneficiary job); returns how many it
+   * wrote. Decisions that did not fit are kept natively and written first by the next call: when {@code
+   * out} comes back full, call again. For each decision the host takes {@code count} of the victim's
+   * youngest running tasks of that phase and, after {@code circumflex.preemption.grace.ms}, kills those
+   * still running and reports them with {@link #tasksPreempted}. Empty while preemption is off.
+   */
+  public int preemptions(long now, int[] out) {
+    return nativePreemptions(handle, now, out);
+  }
+
+  /**
+   * Reports the first {@code count} records of the caller-owned {@code records} ({@link #PREEMPTED_STRIDE}
+   * longs each: job, phase, node, ran ms, kill time) as tasks killed for a preemption, instead of their
+   * ends: each is re-queued (not a failure), its work counted as lost, its slot earmarked for the
+   * decision's beneficiary. Returns how many were applied, as {@link #tasksFinished}.
+   */
+  public int tasksPreempted(long[] records, int count) {
+    return nativeTasksPreempted(handle, records, count);
+  }
+
   /** Sets how many tasks of {@code phase} wait for a slot. */
   public void setPending(int job, int phase, int pending) {
     nativeSetPending(handle, job, phase, pending);
@@ -240,7 +267,8 @@ public final class NativeEngine implements AutoCloseable {
   /** Names of the counters {@link #counters} writes, in order (rust-core's ffi::COUNTER_NAMES). */
   public static final String[] COUNTER_NAMES = {
     "plans", "last_plan_ns", "total_plan_ns", "node_updates", "admitted", "rejected", "finished",
-    "deadline_misses", "active_jobs",
+    "deadline_misses", "active_jobs", "preemptions", "preempted_tasks", "preempted_lost_ms",
+    "preemptions_in_flight",
   };
 
   /** Writes the engine's counters (see {@link #COUNTER_NAMES}) into {@code out}; returns how many. */
@@ -294,6 +322,10 @@ public final class NativeEngine implements AutoCloseable {
   private static native int nativeTasksFinished(long handle, long[] records, int count);
 
   private static native int nativePlanOrder(long handle, int[] out);
+
+  private static native int nativePreemptions(long handle, long now, int[] out);
+
+  private static native int nativeTasksPreempted(long handle, long[] records, int count);
 
   private static native void nativeSetReducesReady(long handle, int job, boolean ready);
 

@@ -53,6 +53,10 @@ public final class EngineMetrics {
     {"JobsFinished", "Jobs finished", "c"},
     {"DeadlineMisses", "Finished jobs that finished after their deadline", "c"},
     {"ActiveJobs", "Jobs accepted and not finished", "g"},
+    {"Preemptions", "Tasks the engine decided to take back", "c"},
+    {"PreemptedTasks", "Tasks killed for a preemption", "c"},
+    {"PreemptedLostMillis", "Work thrown away by preemption kills, slot-ms", "c"},
+    {"PreemptionsInFlight", "Tasks asked back and not yet killed", "g"},
   };
 
   private final AtomicLong nodeUpdateCalls = new AtomicLong();

@@ -5,7 +5,8 @@ import io.circumflex.nativeapi.NativeEngine;
 
 /**
  * A heartbeat's task events, sent to the engine in two native calls (one for the ends, one for the
- * starts) instead of one per task: the shims add records as Hadoop reports them and {@link #flush}
+ * starts; a third for tasks killed for a preemption, which end as preempted rather than finished)
+ * instead of one per task: the shims add records as Hadoop reports them and {@link #flush}
  * before any other engine call, so the engine sees events in the order they happened (ends of earlier
  * starts first; starts are only added while the engine's answer for a node is applied, after which the
  * shim flushes).
@@ -20,6 +21,8 @@ public final class TaskBatch {
   private long startedAt;
   private long[] finished = new long[64 * NativeEngine.FINISHED_STRIDE];
   private int finishedCount;
+  private long[] preempted = new long[16 * NativeEngine.PREEMPTED_STRIDE];
+  private int preemptedCount;
 
   /** Adds a task start at {@code now}; a start at another time first flushes the buffered ones. */
   public void started(EngineGuard guard, int job, int phase, int node, int locality, long now) {
@@ -53,13 +56,32 @@ public final class TaskBatch {
     finishedCount++;
   }
 
+  /**
+   * Adds a task killed for a preemption at {@code now} after running {@code ranMs}: the engine re-queues
+   * it, counts its work as lost and earmarks its slot for the decision's beneficiary
+   * ({@code docs/preemption.md}); report it here instead of with {@link #finished}.
+   */
+  public void preempted(int job, int phase, int node, long ranMs, long now) {
+    if ((preemptedCount + 1) * NativeEngine.PREEMPTED_STRIDE > preempted.length) {
+      preempted = java.util.Arrays.copyOf(preempted, preempted.length * 2);
+    }
+    int at = preemptedCount * NativeEngine.PREEMPTED_STRIDE;
+    preempted[at] = job;
+    preempted[at + 1] = phase;
+    preempted[at + 2] = node;
+    preempted[at + 3] = Math.max(0, ranMs);
+    preempted[at + 4] = now;
+    preemptedCount++;
+  }
+
   /** Whether events wait to be sent. */
   public boolean isEmpty() {
-    return startedCount == 0 && finishedCount == 0;
+    return startedCount == 0 && finishedCount == 0 && preemptedCount == 0;
   }
 
   /**
-   * Sends the buffered ends, then the buffered starts, each in one native call, through the guard's
+   * Sends the buffered ends, then the buffered preemption kills, then the buffered starts, each in one
+   * native call, through the guard's
    * regime; the buffer is empty afterwards whatever happened (in fallback the events are dropped: the
    * engine that would need them is gone, and a recovery replays the running tasks).
    */
@@ -72,6 +94,9 @@ public final class TaskBatch {
       if (engine != null && finishedCount > 0) {
         engine.tasksFinished(finished, finishedCount);
       }
+      if (engine != null && preemptedCount > 0) {
+        engine.tasksPreempted(preempted, preemptedCount);
+      }
       if (engine != null && startedCount > 0) {
         engine.tasksStarted(started, startedCount, startedAt);
       }
@@ -80,6 +105,7 @@ public final class TaskBatch {
     } finally {
       startedCount = 0;
       finishedCount = 0;
+      preemptedCount = 0;
     }
   }
 }

@@ -81,6 +81,8 @@ import org.slf4j.LoggerFactory;
  * <ul>
  *   <li>{@link EngineBridge}: engine ids and the translation of YARN events into engine events, the
  *       heartbeat's question to the engine, and the replay that ends a fallback;</li>
+ *   <li>{@link Preemption}: the engine's preemption decisions carried out (strict preemption sets in
+ *       {@code allocate}, the kill with the {@code PREEMPTED} exit status after the grace period);</li>
  *   <li>{@link AmPlacement}: AM containers first, in arrival order, and AM reservations (decided here,
  *       not by the engine);</li>
  *   <li>{@link AskMatcher}: the slot model, phases by priority, and the locality cascade;</li>
@@ -129,6 +131,7 @@ public class CircumflexScheduler extends AbstractYarnScheduler<FifoAppAttempt, F
   private final AmPlacement amPlacement = new AmPlacement(matcher);
   private final FifoFallback fifo = new FifoFallback(matcher);
   private final EngineBridge bridge = new EngineBridge(guard, matcher, amPlacement);
+  private final Preemption preemption = new Preemption(guard, bridge);
   private final ApplicationLifecycle lifecycle =
       new ApplicationLifecycle(this, queue, bridge, amPlacement, this::getConf);
 
@@ -161,6 +164,7 @@ public class CircumflexScheduler extends AbstractYarnScheduler<FifoAppAttempt, F
       updateInterval = TICK_INTERVAL_MS;
     }
     super.serviceInit(configuration);
+    preemption.configure(configuration);
     startEngine(configuration);
   }
 
@@ -242,6 +246,7 @@ public class CircumflexScheduler extends AbstractYarnScheduler<FifoAppAttempt, F
     } finally {
       drainNativeLog();
     }
+    preemption.configure(configuration);
     setConf(configuration);
     super.reinitialize(configuration, context);
   }
@@ -473,6 +478,7 @@ public class CircumflexScheduler extends AbstractYarnScheduler<FifoAppAttempt, F
 
   private synchronized void doneApplication(ApplicationId appId, RMAppState finalState) {
     lifecycle.doneApplication(appId, finalState);
+    preemption.applicationDone(appId);
   }
 
   private synchronized void addApplicationAttempt(ApplicationAttemptId attemptId, boolean transferState,
@@ -529,8 +535,9 @@ public class CircumflexScheduler extends AbstractYarnScheduler<FifoAppAttempt, F
       attempt.setHeadroom(queue.headroom());
       Resource headroom = attempt.getHeadroom();
       attempt.setApplicationHeadroomForMetrics(headroom);
-      allocation = new Allocation(attempt.pullNewlyAllocatedContainers(), headroom, null, null, null,
-          attempt.pullUpdatedNMTokens());
+      // The strict preemption set: the containers the engine asked back, resent until they are gone.
+      allocation = new Allocation(attempt.pullNewlyAllocatedContainers(), headroom,
+          preemption.strictFor(attemptId), null, null, attempt.pullUpdatedNMTokens());
     }
     if (pending == null) {
       awaitAmContainer(attempt);
@@ -588,7 +595,7 @@ public class CircumflexScheduler extends AbstractYarnScheduler<FifoAppAttempt, F
     FiCaSchedulerNode node = nodeTracker.getNode(container.getNodeId());
     amPlacement.ended(container.getId(), container.getResource().getMemorySize());
     queue.usageChanged();
-    bridge.containerCompleted(container.getId(), status);
+    bridge.containerCompleted(container.getId(), status, preemption.gone(container.getId()));
     if (attempt == null) {
       LOG.info("container {} of an unknown application completed ({})", container.getId(), event);
       return;
@@ -600,6 +607,14 @@ public class CircumflexScheduler extends AbstractYarnScheduler<FifoAppAttempt, F
     queue.released(container.getResource());
   }
 
+  /**
+   * {@code ResourceScheduler.killContainer}: an outside request to kill a container (in Hadoop 3.4 only
+   * the CapacityScheduler's own queues call it; nothing in this shim does). It keeps the stock
+   * {@code KILLED_BY_RESOURCEMANAGER} status (-106), with which a running MapReduce attempt ends FAILED;
+   * that is why preemption never comes here ({@link Preemption} kills with {@code PREEMPTED}, -102), and
+   * why the shim's own kills (node lost, attempt done, expired, released) use the abnormal statuses
+   * ({@code ABORTED}, -100), which the MapReduce AM treats as a kill, not a failure.
+   */
   @Override
   public void killContainer(RMContainer container) {
     ContainerStatus status = SchedulerUtils.createKilledContainerStatus(container.getContainerId(),
@@ -665,7 +680,15 @@ public class CircumflexScheduler extends AbstractYarnScheduler<FifoAppAttempt, F
   @Override
   public synchronized void update() {
     bridge.flush();
-    guard.call("tick", e -> e.tick(System.currentTimeMillis()), Boolean.FALSE);
+    long now = System.currentTimeMillis();
+    guard.call("tick", e -> e.tick(now), Boolean.FALSE);
+    preemption.decide(applications, now);
+    preemption.killDue(this, now);
     drainNativeLog();
+  }
+
+  /** Containers asked back for a preemption and not yet gone (tests). */
+  public synchronized int preemptionsInFlight() {
+    return preemption.inFlight();
   }
 }

@@ -244,16 +244,42 @@ final class EngineBridge implements AskMatcher.Placement {
     return tasks.containsKey(id);
   }
 
-  /** A container completed: a task's end goes to the engine with its duration and outcome. */
-  void containerCompleted(ContainerId id, ContainerStatus status) {
+  /**
+   * A container completed: a task's end goes to the engine with its duration and outcome. A task
+   * container killed for a preemption ({@code PREEMPTED}), or asked back ({@code askedBack}, by
+   * {@link Preemption}) and ended other than by success, is reported as preempted instead: the engine
+   * re-queues it and earmarks its slot for the job the decision named.
+   */
+  void containerCompleted(ContainerId id, ContainerStatus status, boolean askedBack) {
     TaskRecord task = tasks.remove(id);
     if (task == null) {
       return;
     }
     long now = System.currentTimeMillis();
     int exit = status.getExitStatus();
+    if (exit == ContainerExitStatus.PREEMPTED || askedBack && exit != ContainerExitStatus.SUCCESS) {
+      events.preempted(task.job, task.phase, task.node, now - task.startMs, now);
+      return;
+    }
     boolean success = exit == ContainerExitStatus.SUCCESS || exit == ContainerExitStatus.KILLED_BY_APPMASTER;
     events.finished(task.job, task.phase, task.node, now - task.startMs, success, now);
+  }
+
+  /** The application of engine job {@code job}, or null. */
+  ApplicationId appOf(int job) {
+    return appOfJob.get(job);
+  }
+
+  /** The engine phase of task container {@code id}, or -1 when the engine does not know it as a task. */
+  int taskPhase(ContainerId id) {
+    TaskRecord task = tasks.get(id);
+    return task == null ? -1 : task.phase;
+  }
+
+  /** When the engine was told task container {@code id} started, ms (0 when unknown). */
+  long taskStartMs(ContainerId id) {
+    TaskRecord task = tasks.get(id);
+    return task == null ? 0 : task.startMs;
   }
 
   // ----- the heartbeat ---------------------------------------------------------------------------

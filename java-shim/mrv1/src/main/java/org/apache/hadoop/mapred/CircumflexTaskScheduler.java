@@ -81,8 +81,17 @@ import org.apache.hadoop.mapred.Tracked.TrackedNode;
  *
  * <p><b>Threads.</b> Hadoop calls {@code assignTasks} under the JobTracker lock and listeners under
  * {@code synchronized(taskScheduler)}; every method here that touches scheduler state is
- * synchronized on this object. The timer thread only calls {@code NativeEngine.tick}, which the
- * native side serializes, and takes no Hadoop lock.
+ * synchronized on this object. The timer thread calls {@code NativeEngine.tick}, which the native
+ * side serializes, and carries out preemption decisions: it chooses the attempts under this object's
+ * lock and calls {@code killTask} after releasing it (the JobTracker's lock comes first in Hadoop's
+ * order, so the timer never holds ours while taking it).
+ *
+ * <p><b>Preemption</b> ({@code circumflex.preemption.*}, off by default): after each tick the engine's
+ * decisions (victim job, phase, count, beneficiary) are carried out at once with
+ * {@code taskTrackerManager.killTask(attempt, false)} on the victim's youngest running attempts of
+ * that phase (MRv1 has no way to ask a job to give a slot back, so the grace period does not apply);
+ * each kill is reported to the engine as preempted when the tracker reports the attempt KILLED, which
+ * earmarks the freed slot for the beneficiary at that tracker's heartbeat.
  */
 public class CircumflexTaskScheduler extends TaskScheduler {
   private static final Log LOG = LogFactory.getLog(CircumflexTaskScheduler.class);
@@ -95,6 +104,9 @@ public class CircumflexTaskScheduler extends TaskScheduler {
   static final long NODE_SWEEP_MS = 5000;
   /** Capacity of the node-update answer: the engine writes at most 1024 choices. */
   private static final int MAX_CHOICES = 1024;
+  /** Preemption decisions read per native call (more are kept natively and read by the next call). */
+  private static final int MAX_PREEMPTION_DECISIONS = 64;
+  private final int[] preemptionDecisions = new int[MAX_PREEMPTION_DECISIONS * NativeEngine.PREEMPTION_STRIDE];
 
   private final Listener listener = new Listener();
   /** The current engine and the failure regime (FIFO fallback, recovery on refresh). */
@@ -426,7 +438,12 @@ public class CircumflexTaskScheduler extends TaskScheduler {
       if (l.job.engineId >= 0 && l.node.engineId >= 0 && !l.job.finished) {
         l.job.sentPendingMap = -1;
         l.job.sentPendingReduce = -1;
-        events.finished(l.job.engineId, l.phase, l.node.engineId, Math.max(0, duration), success, now);
+        if (l.preempted && !success) {
+          // Killed for a preemption: re-queued by the engine, its slot earmarked for the beneficiary.
+          events.preempted(l.job.engineId, l.phase, l.node.engineId, Math.max(0, duration), now);
+        } else {
+          events.finished(l.job.engineId, l.phase, l.node.engineId, Math.max(0, duration), success, now);
+        }
       }
     }
     // The heartbeat's task ends in one native call, before anything else reaches the engine.
@@ -702,13 +719,107 @@ public class CircumflexTaskScheduler extends TaskScheduler {
 
   // ----- timer and failures -----------------------------------------------------------------
 
-  /** The timer thread's call: an exception must not escape, or the executor stops ticking. */
-  private void tick() {
+  /**
+   * The timer thread's call: re-plan if due, then carry out the engine's preemption decisions. An
+   * exception must not escape, or the executor stops ticking.
+   */
+  void tick() {
     try {
-      guard.run("tick", e -> e.tick(System.currentTimeMillis()));
+      long now = System.currentTimeMillis();
+      guard.run("tick", e -> e.tick(now));
+      // Chosen under this scheduler's lock, killed outside it: killTask takes the JobTracker's lock,
+      // which Hadoop always takes before the scheduler's (assignTasks), never after.
+      for (TaskAttemptID attempt : choosePreemptions(now)) {
+        killForPreemption(attempt);
+      }
       Mrv1Observability.drainNativeLog();
     } catch (RuntimeException ex) {
       guard.warnOnce("tick:" + ex, "Circumflex tick failed: " + ex);
+    }
+  }
+
+  /**
+   * Asks the engine for preemption decisions ({@code circumflex.preemption.*}, {@code docs/preemption.md})
+   * and chooses, for each, the victim job's youngest running attempts of that phase (latest start as the
+   * tracker reported it), marking them preempted. Nothing while preemption is off (the engine decides
+   * nothing) or in fallback.
+   */
+  synchronized List<TaskAttemptID> choosePreemptions(long now) {
+    NativeEngine engine = guard.engine();
+    List<TaskAttemptID> chosen = new ArrayList<TaskAttemptID>();
+    if (engine == null) {
+      return chosen;
+    }
+    events.flush(guard);
+    int written;
+    do {
+      try {
+        written = engine.preemptions(now, preemptionDecisions);
+      } catch (CircumflexException | IllegalArgumentException | LinkageError e) {
+        guard.failed("preemptions", e, engine);
+        return chosen;
+      }
+      for (int i = 0; i < written; i++) {
+        int base = i * NativeEngine.PREEMPTION_STRIDE;
+        TrackedJob victim = jobsByEngineId.get(preemptionDecisions[base]);
+        if (victim != null) {
+          youngestRunning(victim, preemptionDecisions[base + 1], preemptionDecisions[base + 2], chosen);
+        }
+      }
+    } while (written == MAX_PREEMPTION_DECISIONS);
+    return chosen;
+  }
+
+  /** Adds up to {@code count} of {@code job}'s youngest running {@code phase} attempts to {@code out}, marked. */
+  private void youngestRunning(TrackedJob job, int phase, int count, List<TaskAttemptID> out) {
+    List<Map.Entry<TaskAttemptID, Long>> running = new ArrayList<Map.Entry<TaskAttemptID, Long>>();
+    for (Map.Entry<TaskAttemptID, Launched> e : launched.entrySet()) {
+      Launched l = e.getValue();
+      if (l.job != job || l.phase != phase || l.preempted) {
+        continue;
+      }
+      TaskStatus status = attemptStatus(job.jip, e.getKey());
+      if (status == null || isTerminal(status.getRunState())) {
+        continue;
+      }
+      long start = status.getStartTime() > 0 ? status.getStartTime() : l.launchedAt;
+      running.add(new java.util.AbstractMap.SimpleEntry<TaskAttemptID, Long>(e.getKey(), start));
+    }
+    java.util.Collections.sort(running, new java.util.Comparator<Map.Entry<TaskAttemptID, Long>>() {
+      @Override
+      public int compare(Map.Entry<TaskAttemptID, Long> a, Map.Entry<TaskAttemptID, Long> b) {
+        return Long.compare(b.getValue(), a.getValue());
+      }
+    });
+    for (int i = 0; i < running.size() && i < count; i++) {
+      TaskAttemptID id = running.get(i).getKey();
+      launched.get(id).preempted = true;
+      out.add(id);
+    }
+  }
+
+  /**
+   * Kills {@code attempt} for a preemption with {@code killTask(attempt, false)}: KILLED, not FAILED, so
+   * the job's failure count is untouched and the task runs again. Its end reaches the engine as
+   * preempted at the heartbeat that reports it ({@link #syncJobs}).
+   */
+  private void killForPreemption(TaskAttemptID attempt) {
+    boolean killed;
+    try {
+      killed = taskTrackerManager.killTask(attempt, false);
+    } catch (IOException | RuntimeException e) {
+      guard.warnOnce("killTask:" + e.getClass().getName(), "Circumflex preemption: cannot kill " + attempt + ": " + e);
+      killed = false;
+    }
+    if (killed) {
+      LOG.info("Circumflex preemption: killed " + attempt + " (KILLED, not FAILED; it runs again)");
+    } else {
+      synchronized (this) {
+        Launched l = launched.get(attempt);
+        if (l != null) {
+          l.preempted = false; // not killed (it ended meanwhile): its end is an ordinary one
+        }
+      }
     }
   }
 

@@ -48,6 +48,11 @@ final class Tracked {
     final TrackedNode node;
     final int locality;
     final long launchedAt;
+    /**
+     * Killed (or being killed) for an engine preemption decision: its end is reported as preempted, not
+     * as a task end, unless it succeeded first.
+     */
+    boolean preempted;
 
     Launched(TrackedJob job, int phase, TrackedNode node, int locality, long launchedAt) {
       this.job = job;

@@ -1,0 +1,119 @@
+package io.circumflex.it.mrv1;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertTrue;
+
+import java.util.HashMap;
+import java.util.Map;
+import org.apache.hadoop.mapred.JobInProgress;
+import org.apache.hadoop.mapred.RunningJob;
+import org.apache.hadoop.mapred.TaskCompletionEvent;
+import org.apache.hadoop.mapred.TaskReport;
+import org.junit.ClassRule;
+import org.junit.Test;
+
+/**
+ * Engine-decided preemption carried out by the MRv1 shim (issue 17, {@code docs/preemption.md}): a
+ * long job holds all 4 map slots of the 2 trackers with long maps; a short job arrives. With
+ * preemption on (fair targets: 2 map slots each), the engine decides to take 2 of the long job's
+ * youngest maps back; the shim kills them at once with {@code killTask(attempt, false)}. The short
+ * job gets map slots long before any long map could have ended by itself, the killed attempts end
+ * KILLED (not FAILED: the job's failure count is untouched), and both jobs succeed with every map
+ * done. With preemption off the existing tests show today's behaviour, unchanged.
+ */
+public class PreemptionIT {
+  private static final long LONG_MAP_MS = 60_000;
+
+  private static Map<String, String> keys() {
+    Map<String, String> keys = new HashMap<String, String>();
+    keys.put("circumflex.policy", "fair");
+    keys.put("circumflex.epoch.ms", "1000");
+    keys.put("circumflex.preemption.enabled", "true");
+    keys.put("circumflex.preemption.delay.ms", "1000");
+    // MRv1 kills at once, but the kill reaches the engine only after two heartbeats of the tracker (the
+    // kill action out, the KILLED status back); the engine keeps a decision in flight, and so earmarks
+    // the freed slot for the short job, for grace + 2 epochs + delay: a 10 s grace covers them.
+    keys.put("circumflex.preemption.grace.ms", "10000");
+    keys.put("circumflex.preemption.max.fraction", "1");
+    return keys;
+  }
+
+  @ClassRule
+  public static final Mrv1Cluster.PerClass CLUSTER = new Mrv1Cluster.PerClass(keys());
+
+  @Test
+  public void aStarvedShortJobTakesMapSlotsFromALongJobWhoseMapsEndKilledNotFailed() throws Exception {
+    Mrv1Cluster cluster = CLUSTER.get();
+    // The submitter's estimate is what the engine weighs a kill against until a task finishes.
+    RunningJob longJob = cluster.submitSleep("long", 4, 0, LONG_MAP_MS, 0,
+        java.util.Collections.singletonMap("circumflex.job.map.ms", "300000"));
+    long allRunning = awaitRunningMaps(cluster, longJob, 4, 180_000);
+    RunningJob shortJob = cluster.submitSleep("short", 2, 0, 1_000, 0,
+        java.util.Collections.singletonMap("circumflex.job.map.ms", "1000"));
+    Mrv1Cluster.await(shortJob);
+    assertTrue("the short job succeeds", shortJob.isSuccessful());
+    Mrv1Cluster.JobTimes shortTimes = cluster.times(shortJob.getID());
+    Mrv1Cluster.await(longJob);
+    assertTrue("the long job succeeds", longJob.isSuccessful());
+    Mrv1Cluster.JobTimes longTimes = cluster.times(longJob.getID());
+    System.out.println("long maps all running at " + allRunning + "; short " + shortTimes + "; long " + longTimes);
+
+    assertTrue("the short job's first map started at " + shortTimes.firstMapStart + ", before the long maps (all "
+        + "running at " + allRunning + ") could end by themselves",
+        shortTimes.firstMapStart < allRunning + LONG_MAP_MS - 5_000);
+    assertTrue("the short job finished before the long one", shortTimes.finish < longTimes.finish);
+
+    int killed = 0;
+    int failed = 0;
+    for (TaskCompletionEvent e : longJob.getTaskCompletionEvents(0)) {
+      if (e.getTaskStatus() == TaskCompletionEvent.Status.KILLED) {
+        killed++;
+      } else if (e.getTaskStatus() == TaskCompletionEvent.Status.FAILED
+          || e.getTaskStatus() == TaskCompletionEvent.Status.TIPFAILED) {
+        failed++;
+      }
+    }
+    long failedMaps = longJob.getCounters().getCounter(JobInProgress.Counter.NUM_FAILED_MAPS);
+    System.out.println("long job: " + killed + " KILLED and " + failed + " FAILED completion events, NUM_FAILED_MAPS="
+        + failedMaps);
+    assertTrue("some long-job maps were preempted (KILLED)", killed >= 1);
+    // Not asserted: that the freed slots go to the short job at once. On MRv1 they often go back to the
+    // long job and the engine decides again (8 kills in 4 rounds seen): the engine spends an earmark at
+    // a heartbeat of the node that has no free slot of the earmark's pool (a free reduce slot only, as
+    // when the tracker reports the KILLED attempt while its map slot still runs the task cleanup),
+    // so the later free map slot goes by the ordinary rules. See the issue-17 report.
+    assertEquals("no long-job map attempt FAILED", 0, failed);
+    assertEquals("the job's failure count is untouched", 0, failedMaps);
+    for (RunningJob job : new RunningJob[] {longJob, shortJob}) {
+      for (TaskReport r : cluster.jobTracker().getMapTaskReports(job.getID())) {
+        assertEquals(job.getJobName() + " map " + r.getTaskID() + " completed", 1.0f, r.getProgress(), 0.0f);
+      }
+    }
+
+    String status = cluster.scheduler().getEngineStatusJson();
+    assertTrue("the engine counted the kills as preempted tasks: " + status,
+        status.matches("(?s).*\"preempted_tasks\":[1-9].*"));
+    assertTrue("the status lists the recent kills: " + status, status.contains("\"recent\":[{"));
+    assertTrue("the engine stayed in charge: " + cluster.scheduler().getFallbackReason(),
+        cluster.scheduler().isEngineActive());
+  }
+
+  /** Waits until {@code job} has {@code maps} maps running; returns when (JobTracker clock, ms). */
+  private static long awaitRunningMaps(Mrv1Cluster cluster, RunningJob job, int maps, long timeoutMs)
+      throws Exception {
+    long deadline = System.currentTimeMillis() + timeoutMs;
+    while (System.currentTimeMillis() < deadline) {
+      int running = 0;
+      for (TaskReport r : cluster.jobTracker().getMapTaskReports(job.getID())) {
+        if (r.getCurrentStatus() == org.apache.hadoop.mapred.TIPStatus.RUNNING) {
+          running++;
+        }
+      }
+      if (running >= maps) {
+        return System.currentTimeMillis();
+      }
+      Thread.sleep(200);
+    }
+    throw new AssertionError("the long job never ran " + maps + " maps at once");
+  }
+}

@@ -1,0 +1,137 @@
+package io.circumflex.it.yarn;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertTrue;
+
+import io.circumflex.it.yarn.MiniCircumflexCluster.JobSpec;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.Map;
+import org.apache.hadoop.mapreduce.Counters;
+import org.apache.hadoop.mapreduce.Job;
+import org.apache.hadoop.mapreduce.JobCounter;
+import org.apache.hadoop.mapreduce.TaskCompletionEvent;
+import org.apache.hadoop.mapreduce.TaskReport;
+import org.apache.hadoop.mapreduce.TaskType;
+import org.junit.Test;
+
+/**
+ * Engine-decided preemption carried out by the YARN shim (issue 17, {@code docs/preemption.md}): a long
+ * job holds every task slot of the one NodeManager with long maps; a short job arrives. With
+ * preemption on (fair targets: 2 slots each), the engine asks 2 of the long job's youngest maps back
+ * for the short job; the shim sends them to the long job's AM as a strict preemption set and, after
+ * the grace period, kills them with the {@code PREEMPTED} exit status. The short job gets its slots
+ * long before any long map could have ended by itself, the killed attempts end KILLED (not FAILED,
+ * so they do not count toward {@code mapreduce.map.maxattempts}, which the sleep job sets to 2), and
+ * both jobs succeed with every map done. With preemption off the existing tests show today's
+ * behaviour, unchanged.
+ */
+public class PreemptionIT {
+  /** Map sleep of the long job, ms: far longer than the grace period plus a few heartbeats. */
+  private static final long LONG_MAP_MS = 60_000;
+  private static final long GRACE_MS = 3_000;
+
+  @Test
+  public void aStarvedShortJobTakesSlotsFromALongJobWhoseMapsEndKilledNotFailed() throws Exception {
+    Map<String, String> keys = new HashMap<>();
+    keys.put("circumflex.policy", "fair");
+    keys.put("circumflex.epoch.ms", "1000");
+    keys.put("circumflex.preemption.enabled", "true");
+    keys.put("circumflex.preemption.delay.ms", "1000");
+    keys.put("circumflex.preemption.grace.ms", Long.toString(GRACE_MS));
+    keys.put("circumflex.preemption.max.fraction", "1");
+    try (MiniCircumflexCluster cluster = MiniCircumflexCluster.start("it-preempt", keys, 2)) {
+      // The submitter's estimate is what the engine weighs a kill against until a task finishes: a map
+      // expected to run 5 minutes is worth taking back while it is young.
+      Job longJob = cluster.sleepJob(new JobSpec("long", MiniCircumflexCluster.TASK_SLOTS, 0, LONG_MAP_MS),
+          Collections.singletonMap("circumflex.job.map.ms", "300000"));
+      longJob.submit();
+      long allRunning = awaitRunningMaps(longJob, MiniCircumflexCluster.TASK_SLOTS, 180_000);
+      Job shortJob = cluster.sleepJob(new JobSpec("short", 2, 0, 1_000),
+          Collections.singletonMap("circumflex.job.map.ms", "1000"));
+      long shortSubmit = System.currentTimeMillis();
+      shortJob.submit();
+      assertTrue("the short job succeeds", shortJob.waitForCompletion(false));
+      long shortFirstMap = firstStart(shortJob);
+      long shortDone = shortJob.getFinishTime();
+      assertTrue("the long job succeeds", longJob.waitForCompletion(false));
+      System.out.printf("long maps all running at %d; short submitted %d, first map %d, done %d; long done %d%n",
+          allRunning, shortSubmit, shortFirstMap, shortDone, longJob.getFinishTime());
+
+      // The short job got slots before any long map could have ended by itself (60 s after it started).
+      assertTrue("the short job's first map started at " + shortFirstMap + ", before the long maps (all running at "
+          + allRunning + ") could end by themselves", shortFirstMap < allRunning + LONG_MAP_MS - 5_000);
+      assertTrue("the short job finished before the long one", shortDone < longJob.getFinishTime());
+
+      // The preempted attempts ended KILLED, none FAILED; every map of both jobs succeeded.
+      int killed = 0;
+      for (TaskCompletionEvent e : longJob.getTaskCompletionEvents(0, 1000)) {
+        assertFalse("no long-job attempt FAILED: " + e, e.getStatus() == TaskCompletionEvent.Status.FAILED
+            || e.getStatus() == TaskCompletionEvent.Status.TIPFAILED);
+        if (e.getStatus() == TaskCompletionEvent.Status.KILLED) {
+          killed++;
+        }
+      }
+      Counters counters = longJob.getCounters();
+      long killedMaps = counters.findCounter(JobCounter.NUM_KILLED_MAPS).getValue();
+      long failedMaps = counters.findCounter(JobCounter.NUM_FAILED_MAPS).getValue();
+      System.out.printf("long job: %d KILLED completion events, NUM_KILLED_MAPS=%d, NUM_FAILED_MAPS=%d%n", killed,
+          killedMaps, failedMaps);
+      assertTrue("some long-job maps were preempted (KILLED): " + killedMaps, killedMaps >= 1);
+      assertEquals("no long-job map attempt FAILED", 0, failedMaps);
+      for (Job job : new Job[] {longJob, shortJob}) {
+        for (TaskReport r : job.getTaskReports(TaskType.MAP)) {
+          assertEquals(job.getJobName() + " map " + r.getTaskId() + " completed", 1.0f, r.getProgress(), 0.0f);
+        }
+      }
+
+      // The engine heard kills, not failures, and shows them.
+      String status = cluster.scheduler().statusJson();
+      assertTrue("the engine counted the preempted tasks: " + status, preempted(status) >= 1);
+      assertTrue("the status lists the recent kills: " + status, status.contains("\"recent\":[{"));
+      assertEquals("nothing is left asked back", 0, cluster.scheduler().preemptionsInFlight());
+      assertFalse("no fallback: " + cluster.scheduler().getFallbackCause(), cluster.scheduler().isFallbackActive());
+    }
+  }
+
+  /** Waits until {@code job} has {@code maps} maps running; returns when (ms). */
+  private static long awaitRunningMaps(Job job, int maps, long timeoutMs) throws Exception {
+    long deadline = System.currentTimeMillis() + timeoutMs;
+    while (System.currentTimeMillis() < deadline) {
+      int running = 0;
+      for (TaskReport r : job.getTaskReports(TaskType.MAP)) {
+        if (r.getCurrentStatus() == org.apache.hadoop.mapred.TIPStatus.RUNNING) {
+          running++;
+        }
+      }
+      if (running >= maps) {
+        return System.currentTimeMillis();
+      }
+      Thread.sleep(500);
+    }
+    throw new AssertionError("the long job never ran " + maps + " maps at once");
+  }
+
+  private static long firstStart(Job job) throws Exception {
+    long first = Long.MAX_VALUE;
+    for (TaskReport r : job.getTaskReports(TaskType.MAP)) {
+      first = Math.min(first, r.getStartTime());
+    }
+    return first;
+  }
+
+  /** {@code stats.preempted_tasks} of the status JSON. */
+  private static long preempted(String status) {
+    String key = "\"preempted_tasks\":";
+    int at = status.indexOf(key);
+    if (at < 0) {
+      return -1;
+    }
+    int end = at + key.length();
+    while (end < status.length() && Character.isDigit(status.charAt(end))) {
+      end++;
+    }
+    return Long.parseLong(status.substring(at + key.length(), end));
+  }
+}
