@@ -92,6 +92,8 @@ struct InFlight {
 #[derive(Clone, Copy, Debug)]
 struct Earmark {
     node: NodeId,
+    /// The slot pool the freed slot is in.
+    pool: usize,
     job: JobId,
     expires: Time,
 }
@@ -354,7 +356,8 @@ impl Engine {
         };
         if let Some(b) = beneficiary {
             let expires = now + 2 * self.config.epoch_ms + self.config.preemption.delay_ms;
-            self.preempt.earmarks.push(Earmark { node, job: b, expires });
+            let pool = self.slot_of(phase);
+            self.preempt.earmarks.push(Earmark { node, pool, job: b, expires });
         }
         self.stats.preempted_tasks += 1;
         self.stats.preempted_lost_ms = self.stats.preempted_lost_ms.saturating_add(ran_ms as u64);
@@ -389,7 +392,9 @@ impl Engine {
         let mut i = 0;
         while i < self.preempt.earmarks.len() {
             let m = self.preempt.earmarks[i];
-            if m.node != node {
+            // A host may report the kill before the slot is free again (MRv1: the attempt's clean-up still
+            // holds it): keep the earmark for a heartbeat with a free slot in its pool, until it expires.
+            if m.node != node || budget[m.pool] == 0 {
                 i += 1;
                 continue;
             }

@@ -134,3 +134,34 @@ fn starts_remove_the_nearest_entry() {
     s.remove_near(0);
     assert_eq!(s.youngest_first().count(), 0);
 }
+
+/// MRv1 reports a KILLED attempt at a heartbeat where its map slot is still held by the attempt's
+/// clean-up and only a reduce slot is free: the map earmark waits for a heartbeat with a free map slot
+/// instead of being spent on nothing (the slot would then go back to the victim's re-queued task).
+#[test]
+fn an_earmark_waits_for_a_free_slot_in_its_pool() {
+    let cfg = EngineConfig {
+        policy: "fair".into(),
+        pool_mode: PoolMode::Split,
+        preemption: on(0, 1_000),
+        ..EngineConfig::default()
+    };
+    let mut e = Engine::with_policy(cfg, Box::new(crate::baseline::fair::Fair));
+    let n = e.add_node("n0", "/r0", 2, 1);
+    let (long, _) = e.submit(JobSpec::new(0, 20, 0).with_task_ms(600_000, 1), 0).unwrap();
+    e.tick(0);
+    e.node_update(n, [2, 1], 0).unwrap();
+    for _ in 0..2 {
+        e.task_started(long, Phase::Map, n, Locality::Node, 0).unwrap();
+    }
+    let (short, _) = e.submit(JobSpec::new(1_000, 1, 0).with_task_ms(5_000, 1), 1_000).unwrap();
+    e.tick(1_000);
+    assert_eq!(e.preemptions(2_000).iter().map(|d| d.count).sum::<u32>(), 1);
+    e.task_preempted(long, Phase::Map, n, 3_000, 3_000).unwrap();
+    // The map slot is not free yet: nothing for the short job, and the earmark stays.
+    assert!(e.node_update(n, [0, 1], 3_000).unwrap().iter().all(|c| c.job != short));
+    assert_eq!(e.preempt.earmarks.len(), 1);
+    let c = e.node_update(n, [1, 1], 4_000).unwrap().to_vec();
+    assert_eq!(c[0], Choice { job: short, phase: Phase::Map, count: 1, locality: Locality::Any });
+    assert!(e.preempt.earmarks.is_empty());
+}
