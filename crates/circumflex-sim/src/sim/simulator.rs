@@ -507,16 +507,21 @@ impl<'w> Simulation<'w> {
             self.active -= 1;
         }
         self.refresh_runnable(wi);
+        self.slot_freed(ni);
+        Ok(finished)
+    }
+
+    /// A slot of node `ni` freed now: an out-of-band heartbeat at once, or the node wakes on its grid.
+    fn slot_freed(&mut self, ni: usize) {
         if self.config.out_of_band_heartbeat {
             // Sent even when it cannot launch anything: it restarts the node's periodic schedule.
             let n = &mut self.nodes[ni];
             n.generation = n.generation.wrapping_add(1);
             n.scheduled = false;
-            self.schedule_heartbeat(ni, now);
+            self.schedule_heartbeat(ni, self.now);
         } else {
             self.wake(ni);
         }
-        Ok(finished)
     }
 
     fn on_epoch(&mut self) {
@@ -719,14 +724,7 @@ impl<'w> Simulation<'w> {
         let id = run.engine_id.ok_or(Error::UnknownId { kind: "job", id: wi as i64 })?;
         self.engine.task_preempted(id, t.phase, NodeId(t.node), now - t.start, now)?;
         self.refresh_runnable(wi);
-        if self.config.out_of_band_heartbeat {
-            let n = &mut self.nodes[ni];
-            n.generation = n.generation.wrapping_add(1);
-            n.scheduled = false;
-            self.schedule_heartbeat(ni, now);
-        } else {
-            self.wake(ni);
-        }
+        self.slot_freed(ni);
         Ok(())
     }
 
