@@ -143,7 +143,7 @@ impl Starts {
 
     /// Start times, youngest first.
     fn youngest_first(&self) -> impl Iterator<Item = Time> + '_ {
-        self.0.iter().rev().flat_map(|(&t, &c)| std::iter::repeat_n(t, c as usize))
+        self.0.iter().rev().flat_map(|(&t, &c)| std::iter::repeat(t).take(c as usize))
     }
 }
 
