@@ -406,10 +406,14 @@ impl Engine {
     }
 
     fn job_mut(&mut self, job: JobId) -> Result<&mut JobState> {
+        self.live_slot_mut(job).map(|s| &mut s.state)
+    }
+
+    /// The table entry of active job `job` (its state and its assignment bookkeeping).
+    fn live_slot_mut(&mut self, job: JobId) -> Result<&mut Slot> {
         self.jobs
             .get_mut(job)
-            .map(|s| &mut s.state)
-            .filter(|j| j.is_active())
+            .filter(|s| s.state.is_active())
             .ok_or(Error::UnknownId { kind: "job", id: job.0 as i64 })
     }
 
@@ -483,11 +487,7 @@ impl Engine {
         let n = self.node_mut(node)?;
         n.running[slot] += 1;
         let pool = usize::from(n.accelerated);
-        let slot_entry = self
-            .jobs
-            .get_mut(job)
-            .filter(|s| s.state.is_active())
-            .ok_or(Error::UnknownId { kind: "job", id: job.0 as i64 })?;
+        let slot_entry = self.live_slot_mut(job)?;
         slot_entry.starts[phase.idx()].add(now);
         let j = &mut slot_entry.state;
         if phase == Phase::Map {
@@ -533,11 +533,7 @@ impl Engine {
             pool = usize::from(n.accelerated);
         }
         let log_finishes = self.policy.needs_task_finish_times();
-        let slot_entry = self
-            .jobs
-            .get_mut(job)
-            .filter(|s| s.state.is_active())
-            .ok_or(Error::UnknownId { kind: "job", id: job.0 as i64 })?;
+        let slot_entry = self.live_slot_mut(job)?;
         slot_entry.starts[phase.idx()].remove_near(now.saturating_sub(duration_ms.max(0)));
         let j = &mut slot_entry.state;
         if success && log_finishes {

@@ -306,8 +306,8 @@ impl Engine {
                 let (ph, est, it) = &mut iters[i];
                 let age = (now - start).max(0);
                 // The beneficiary gets a slot `min(remaining, wait) − grace` sooner (it would otherwise take
-                // the first slot to free by itself); the victim redoes `age + grace`
-                // of work spread over the slots it keeps running, so its completion moves by about
+                // the slot `wait` names: its turn among the pool's natural frees); the victim redoes
+                // `age + grace` of work spread over the slots it keeps running, so its completion moves by about
                 // `(age + grace) / parallelism`, but only while more tasks of the phase wait behind the
                 // running ones: in its last wave every task is on its critical path (module docs).
                 let waiting = state.phase(*ph).pending;
