@@ -10,10 +10,12 @@ APT := $(shell command -v sudo >/dev/null 2>&1 && [ "$$(id -u)" != 0 ] && echo s
 
 .PHONY: demo test setup rust-test native-check java-test jar mrv1-replay ui-test sls jni-bench gridmix gridmix-loaded clean fuzz soak scan-bench
 
-## The main job: a small workload on an embedded MiniMRYarnCluster under fifo and fair; prints
-## per-job response times and their mean per policy.
+## The main job: Circumflex FLEX against Hadoop's FairScheduler (preemption on) and CapacityScheduler
+## (default AM limit) on an embedded MiniMRYarnCluster, the Gridmix evaluation's six recorded sleep jobs
+## under each; prints per-job response times, the means and FLEX's ratios. About 5 minutes.
+## Options: make demo DEMO_ARGS="--schedulers circumflex-flex,circumflex-fair"
 demo: setup
-	$(GRADLE) $(GRADLE_FLAGS) -q :integration-tests:yarn:demo
+	$(GRADLE) $(GRADLE_FLAGS) -q :integration-tests:gridmix:demo $(if $(DEMO_ARGS),-PdemoArgs="$(DEMO_ARGS)")
 
 ## Every test: Rust unit/property tests, the cbindgen header check, the C ABI test, Java unit tests,
 ## ResourceManager start-up tests and the MiniMRYarnCluster integration tests; MRv1: shim unit tests and
@@ -25,15 +27,15 @@ rust-test:
 	$(CARGO) build -p circumflex-ffi --lib
 	$(CARGO) test --workspace --features circumflex-policies/test-policies
 
-## The native library the jars ship holds only what daemons run (issue 18): builds the release cdylib,
+## The native library the jars ship holds only what daemons run (issue 18): builds the shipped cdylib (native profile),
 ## fails if circumflex-ffi depends on rand*, clap or indicatif, then runs the nm check
-## (crates/circumflex-ffi/tests/native_symbols.rs) on target/release/libcircumflex.so, printing its size
+## (crates/circumflex-ffi/tests/native_symbols.rs) on target/native/libcircumflex.so, printing its size
 ## and symbol counts. `make test` runs the same check on the test profile's library.
 native-check:
-	$(CARGO) build --release -p circumflex-ffi --lib
+	$(CARGO) build --profile native -p circumflex-ffi --lib
 	@if $(CARGO) tree -p circumflex-ffi -e normal --prefix none | grep -E '^(rand|rand_core|rand_pcg|rand_distr|clap|indicatif) '; then \
 	  echo "circumflex-ffi depends on a lab-only crate (above)" >&2; exit 1; fi
-	CIRCUMFLEX_NATIVE_LIB=$(abspath target/release/libcircumflex.so) \
+	CIRCUMFLEX_NATIVE_LIB=$(abspath target/native/libcircumflex.so) \
 	  $(CARGO) test -p circumflex-ffi --test native_symbols -- --nocapture
 
 java-test:

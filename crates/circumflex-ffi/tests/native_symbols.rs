@@ -1,7 +1,7 @@
 //! The native library carries only what the daemons call: no simulator, study, plot, report,
 //! fuzzing or benchmark code, and no `rand*`, `clap` or `indicatif`. Checked with `nm` on the built
 //! `.so` (issue 18). `make native-check` runs this against the release library the jars ship
-//! (`CIRCUMFLEX_NATIVE_LIB=target/release/libcircumflex.so`); `make test` runs it against the test
+//! (`CIRCUMFLEX_NATIVE_LIB=target/native/libcircumflex.so`); `make test` runs it against the test
 //! profile's library. Skipped, with a message, where `nm` is not installed.
 
 mod common;
