@@ -21,18 +21,23 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.fair.FairSchedule
  * unless {@code --task-slots} says otherwise), so no scheduler can deadlock on AMs and all of them see the
  * same node.
  *
- * <p>Schedulers ({@link #SCHEDULERS}): {@code circumflex-<policy>} runs the Circumflex shim with that
- * policy ({@code circumflex-flex} with {@code circumflex.objective=avg_response_time});
- * {@code hadoop-fair} is Hadoop's FairScheduler (one queue, fair sharing between applications,
- * several containers per heartbeat, no AM-share cap); {@code hadoop-capacity} is the
- * CapacityScheduler (the default queue, FIFO between applications, AM limit lifted to 100%). The AM
- * limits are lifted because the node is sized for all AMs; the default caps (50% and 10%) would
- * serialize jobs on a one-node cluster and measure the cap, not the scheduler.
+ * <p>Schedulers ({@link #SCHEDULERS}), each configured as its users run it when response time matters:
+ * {@code circumflex-<policy>} runs the Circumflex shim with that policy and the engine's preemption on
+ * ({@code circumflex-flex} with {@code circumflex.objective=avg_response_time});
+ * {@code hadoop-fair} is Hadoop's FairScheduler (one queue, fair sharing between applications, several
+ * containers per heartbeat, its default AM share of 0.5, and preemption on: an application below half its
+ * fair share for 3 s, the engine's own delay, takes containers back after the stock 15 s grace);
+ * {@code hadoop-capacity} is the CapacityScheduler (the default queue, FIFO between applications, its
+ * default AM limit of 10% of the queue). The node has room for every job's AM plus the task slots, so
+ * no scheduler can deadlock on AMs; a scheduler that keeps fewer AMs alive has that memory for tasks
+ * (the AM caps are part of what is compared, docs/evaluation.md).
  */
 final class EvalCluster implements AutoCloseable {
   static final int SLOT_MB = 256;
   static final int AM_MB = 512;
   static final int DEFAULT_TASK_SLOTS = 4;
+  /** Starvation time before a preemption, for the FairScheduler and the Circumflex engine alike (s). */
+  static final int PREEMPTION_DELAY_S = 3;
   /** The default comparison, the headline pair (FairScheduler, FLEX) first. */
   static final List<String> SCHEDULERS = Arrays.asList("hadoop-fair", "circumflex-flex", "hadoop-capacity",
       "circumflex-fair", "circumflex-fifo");
@@ -92,6 +97,8 @@ final class EvalCluster implements AutoCloseable {
       conf.setClass(YarnConfiguration.RM_SCHEDULER, CircumflexScheduler.class, ResourceScheduler.class);
       conf.set("circumflex.policy", policy);
       conf.set("circumflex.epoch.ms", "1000");
+      conf.set("circumflex.preemption.enabled", "true");
+      conf.set("circumflex.preemption.delay.ms", String.valueOf(PREEMPTION_DELAY_S * 1000));
       if (policy.equals("flex")) {
         conf.set("circumflex.objective", "avg_response_time");
       }
@@ -100,8 +107,10 @@ final class EvalCluster implements AutoCloseable {
       Files.createDirectories(dir.toPath());
       File alloc = new File(dir, "fair-scheduler.xml");
       String xml = "<?xml version=\"1.0\"?>\n<allocations>\n"
-          + "  <queueMaxAMShareDefault>-1.0</queueMaxAMShareDefault>\n"
           + "  <defaultQueueSchedulingPolicy>fair</defaultQueueSchedulingPolicy>\n"
+          // Preemption needs a starvation timeout (the default, Long.MAX_VALUE, never preempts): the
+          // Circumflex engine's delay (circumflex.preemption.delay.ms). Threshold and grace are stock.
+          + "  <defaultFairSharePreemptionTimeout>" + PREEMPTION_DELAY_S + "</defaultFairSharePreemptionTimeout>\n"
           + "</allocations>\n";
       Files.write(alloc.toPath(), xml.getBytes(StandardCharsets.UTF_8));
       conf.set("yarn.scheduler.fair.allocation.file", alloc.getAbsolutePath());
@@ -112,11 +121,9 @@ final class EvalCluster implements AutoCloseable {
       conf.setInt("yarn.resource-types.memory-mb.increment-allocation", SLOT_MB);
       conf.setInt("yarn.scheduler.increment-allocation-mb", SLOT_MB);
       conf.setBoolean("yarn.scheduler.fair.user-as-default-queue", false);
-      conf.setBoolean("yarn.scheduler.fair.preemption", false);
+      conf.setBoolean("yarn.scheduler.fair.preemption", true);
     } else if (scheduler.equals("hadoop-capacity")) {
       conf.setClass(YarnConfiguration.RM_SCHEDULER, CapacityScheduler.class, ResourceScheduler.class);
-      conf.setFloat("yarn.scheduler.capacity.maximum-am-resource-percent", 1.0f);
-      conf.setFloat("yarn.scheduler.capacity.root.default.maximum-am-resource-percent", 1.0f);
     } else {
       throw new IllegalArgumentException("unknown scheduler " + scheduler
           + ": expected circumflex-<policy> or one of " + SCHEDULERS);

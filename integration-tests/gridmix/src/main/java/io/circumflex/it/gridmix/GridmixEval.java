@@ -53,7 +53,7 @@ public final class GridmixEval {
   private GridmixEval() {}
 
   /** One sleep job of the recorded workload: maps, reduces, map and reduce sleep (ms), gap before it (ms). */
-  private static final int[][] RECORDED = {
+  static final int[][] RECORDED = {
     {8, 1, 8000, 4000, 0},
     {1, 0, 2000, 0, 3000},
     {4, 0, 4000, 0, 2000},
@@ -180,20 +180,8 @@ public final class GridmixEval {
     System.out.printf(Locale.ROOT, "== recording %d sleep jobs for the Rumen trace ...%n", count);
     File history = new File(work, "record-history");
     deleteTree(history.toPath());
-    List<Job> jobs = new ArrayList<>();
     try (EvalCluster cluster = EvalCluster.start("record", "hadoop-capacity", count, taskSlots, work)) {
-      for (int i = 0; i < count; i++) {
-        int[] spec = workload[i];
-        Thread.sleep(spec[4]);
-        Configuration conf = new Configuration(cluster.config());
-        SleepJob sleep = new SleepJob();
-        sleep.setConf(conf);
-        Job job = sleep.createJob(spec[0], spec[1], spec[2], 1, spec[3], 1);
-        job.setJobName(String.format(Locale.ROOT, "recorded-%d-%dm%dr", i, spec[0], spec[1]));
-        job.submit();
-        jobs.add(job);
-      }
-      for (Job job : jobs) {
+      for (Job job : submitSleepJobs(cluster, workload, count, "recorded")) {
         if (!job.waitForCompletion(false)) {
           throw new IllegalStateException("recording job " + job.getJobName() + " failed");
         }
@@ -223,6 +211,28 @@ public final class GridmixEval {
         throw new IllegalStateException("TraceBuilder failed with " + rc);
       }
     }
+  }
+
+  /**
+   * Submits the first {@code count} jobs of {@code workload} (rows of {@link #RECORDED}'s columns) to
+   * {@code cluster} as MapReduce sleep jobs, each after its gap, without waiting for them; names them
+   * {@code <prefix>-<i>-<maps>m<reduces>r}.
+   */
+  static List<Job> submitSleepJobs(EvalCluster cluster, int[][] workload, int count, String prefix)
+      throws Exception {
+    List<Job> jobs = new ArrayList<>();
+    for (int i = 0; i < count; i++) {
+      int[] spec = workload[i];
+      Thread.sleep(spec[4]);
+      Configuration conf = new Configuration(cluster.config());
+      SleepJob sleep = new SleepJob();
+      sleep.setConf(conf);
+      Job job = sleep.createJob(spec[0], spec[1], spec[2], 1, spec[3], 1);
+      job.setJobName(String.format(Locale.ROOT, "%s-%d-%dm%dr", prefix, i, spec[0], spec[1]));
+      job.submit();
+      jobs.add(job);
+    }
+    return jobs;
   }
 
   /**

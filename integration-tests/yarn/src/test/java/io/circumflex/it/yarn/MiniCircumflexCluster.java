@@ -17,7 +17,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ResourceScheduler
 /**
  * A MiniMRYarnCluster (one NodeManager, in-process ResourceManager) running the Circumflex
  * scheduler, sized for a 2-core machine (4 concurrent tasks besides the AMs), plus a runner for concurrent MapReduce sleep jobs that
- * records each job's timeline. Shared by the integration tests and {@link Demo}.
+ * records each job's timeline. Shared by the integration tests.
  */
 public final class MiniCircumflexCluster implements AutoCloseable {
   /** Container sizes (MB): every task is one slot (= minimum allocation); an AM is two. */
