@@ -37,7 +37,8 @@ import org.apache.hadoop.util.ToolRunner;
  * ({@code <out>/recorded/trace.json}). {@code burst} is recorded the same way from a burst of eight
  * jobs of mixed sizes (16, 12, 8, 6, 4, 3, 2 and 1 maps of 20 s, one 5 s reduce each, largest first,
  * 2 s apart): the loaded regime of docs/evaluation.md, where queueing rather than JVM start-up decides
- * response times. {@code swim} is a Rumen trace given with {@code --swim-trace} (written by
+ * response times. {@code swim} (and any {@code swim<suffix>}, such as {@code swim-mid}) is a Rumen trace given
+ * with {@code --swim-trace} ({@code --swim<suffix>-trace}) (written by
  * {@code circumflex gridmix-trace} from the SWIM day).
  *
  * <p>Arguments: {@code --work DIR} (scratch), {@code --out DIR} (default {@code results/gridmix}),
@@ -113,16 +114,19 @@ public final class GridmixEval {
         } else {
           record(work, traceFile, RECORDED, small ? 3 : RECORDED.length, taskSlots);
         }
-      } else if (trace.equals("swim")) {
-        String given = opts.get("swim-trace");
+      } else if (trace.startsWith("swim")) {
+        // Each SWIM window is a trace of its own name: --traces swim,swim-mid --swim-trace A --swim-mid-trace B.
+        String given = opts.get(trace + "-trace");
         if (given == null) {
-          throw new IllegalArgumentException("--traces swim needs --swim-trace FILE (circumflex gridmix-trace)");
+          throw new IllegalArgumentException("--traces " + trace + " needs --" + trace
+              + "-trace FILE (circumflex gridmix-trace)");
         }
         if (!new File(given).getAbsoluteFile().equals(traceFile)) {
           Files.copy(new File(given).toPath(), traceFile.toPath(), StandardCopyOption.REPLACE_EXISTING);
         }
       } else {
-        throw new IllegalArgumentException("unknown trace " + trace + ": expected recorded, burst or swim");
+        throw new IllegalArgumentException("unknown trace " + trace
+            + ": expected recorded, burst or a SWIM window swim<suffix> (with --swim<suffix>-trace FILE)");
       }
       List<TraceJobs.Job> jobs = TraceJobs.read(traceFile, new Configuration());
       for (int round = 1; round <= repeat; round++) {
