@@ -9,20 +9,69 @@
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
-use crate::model::JobId;
-use crate::policy::{pool_demand, slot_bounds, Plan, PlanBuilder, Policy, Pools, Snapshot};
+use crate::model::{JobId, JobState, Phase};
+use crate::policy::rows::{phase_demands, JobRows};
+use crate::policy::{
+    pool_demand, slot_bounds, slot_bounds_of, Plan, PlanBuilder, PlanEntry, Policy, PoolMode, Pools, Snapshot,
+};
 
 /// A job's `(demand, minimum)` in one pool.
 type DemandMin = (u32, u32);
 
+/// What Fair keeps of a job between incremental plans.
+#[derive(Clone, Copy, Debug)]
+struct Row {
+    id: JobId,
+    weight: f64,
+    min_slots: u32,
+    max_slots: Option<u32>,
+    /// Per phase: running plus runnable pending tasks.
+    demand: [u32; 2],
+}
+
 /// Weighted max-min fair sharing.
+///
+/// Incremental re-plans ([`Snapshot::with_changes`], the engine's) keep the jobs' rows between
+/// plans and read only changed jobs and arrivals; the water-filling then runs over those rows.
 #[derive(Debug, Default)]
-pub struct Fair;
+pub struct Fair {
+    rows: JobRows<PoolMode, Row>,
+    input: Vec<(JobId, u32, u32, f64)>,
+}
 
 impl Fair {
     /// The registry's constructor (Fair has no keys of its own).
     pub fn from_config(_cfg: &crate::config::EngineConfig) -> crate::error::Result<Fair> {
-        Ok(Fair)
+        Ok(Fair::default())
+    }
+
+    /// The plan from the snapshot alone (no change list): one walk over every job state.
+    fn plan_from_scratch(snapshot: &Snapshot<'_>) -> Plan {
+        let mut builder = PlanBuilder::new(snapshot, snapshot.active.iter().copied());
+        // One walk over the job states for every pool (they are large; this walk is most of the
+        // plan's memory traffic), then one water-filling per pool over compact rows.
+        let pools = Pools::of(snapshot);
+        let rows: Vec<(JobId, f64, [DemandMin; 2])> = snapshot
+            .active_jobs()
+            .map(|job| {
+                let mut per_pool = [(0, 0); 2];
+                for (k, pool) in pools.iter() {
+                    let (min, max) = slot_bounds(job, pool.capacity);
+                    per_pool[k] = (pool_demand(job, pool).min(max), min);
+                }
+                (job.id, job.spec.weight, per_pool)
+            })
+            .collect();
+        let mut input = Vec::with_capacity(rows.len());
+        for (k, pool) in pools.iter() {
+            input.clear();
+            input.extend(rows.iter().map(|&(id, weight, per_pool)| (id, per_pool[k].0, per_pool[k].1, weight)));
+            let alloc = max_min_fair(pool.capacity, &input);
+            for (i, &(id, ..)) in input.iter().enumerate() {
+                builder.set_pool_target(id, pool, alloc[i]);
+            }
+        }
+        builder.finish()
     }
 }
 
@@ -72,12 +121,22 @@ pub fn max_min_fair(capacity: u32, jobs: &[(JobId, u32, u32, f64)]) -> Vec<u32> 
     if left == 0 {
         return alloc;
     }
-    let mut heap: BinaryHeap<Share> = jobs
+    let mut needy: Vec<Share> = jobs
         .iter()
         .enumerate()
         .filter(|(i, j)| alloc[*i] < j.1)
         .map(|(i, j)| Share { slots: alloc[i], weight: j.3, rank: i })
         .collect();
+    // Only the `left` neediest jobs can get a slot: the heap hands out slots in increasing order
+    // of `(slots / weight, rank)` over every job's successive slots, and a job's keys never
+    // decrease (for finite positive weights), so a job gets a slot only if every job whose first
+    // key is smaller got one first. Keeping just those makes the heap `O(left)`, not `O(jobs)`.
+    let left_jobs = left as usize;
+    if needy.len() > left_jobs && needy.iter().all(|s| s.weight.is_finite() && s.weight > 0.0) {
+        needy.select_nth_unstable_by(left_jobs - 1, |a, b| b.cmp(a));
+        needy.truncate(left_jobs);
+    }
+    let mut heap = BinaryHeap::from(needy);
     // The neediest job takes one slot in place (one sift-down instead of a pop and a push).
     while left > 0 {
         let Some(mut top) = heap.peek_mut() else { break };
@@ -97,31 +156,34 @@ impl Policy for Fair {
     }
 
     fn plan(&mut self, snapshot: &Snapshot<'_>) -> Plan {
-        let mut builder = PlanBuilder::new(snapshot, snapshot.active.iter().copied());
-        // One walk over the job states for every pool (they are large; this walk is most of the
-        // plan's memory traffic), then one water-filling per pool over compact rows.
-        let pools = Pools::of(snapshot);
-        let rows: Vec<(JobId, f64, [DemandMin; 2])> = snapshot
-            .active_jobs()
-            .map(|job| {
-                let mut per_pool = [(0, 0); 2];
-                for (k, pool) in pools.iter() {
-                    let (min, max) = slot_bounds(job, pool.capacity);
-                    per_pool[k] = (pool_demand(job, pool).min(max), min);
-                }
-                (job.id, job.spec.weight, per_pool)
-            })
-            .collect();
-        let mut input = Vec::with_capacity(rows.len());
-        for (k, pool) in pools.iter() {
-            input.clear();
-            input.extend(rows.iter().map(|&(id, weight, per_pool)| (id, per_pool[k].0, per_pool[k].1, weight)));
-            let alloc = max_min_fair(pool.capacity, &input);
-            for (i, &(id, ..)) in input.iter().enumerate() {
-                builder.set_pool_target(id, pool, alloc[i]);
+        let read = |j: &JobState| Row {
+            id: j.id,
+            weight: j.spec.weight,
+            min_slots: j.spec.min_slots,
+            max_slots: j.spec.max_slots,
+            demand: phase_demands(j),
+        };
+        if self.rows.sync(snapshot, snapshot.cluster.mode, read).is_none() {
+            return Self::plan_from_scratch(snapshot);
+        }
+        let rows = self.rows.rows();
+        // Every active id once, all active, in submission order (the incremental snapshot's
+        // promise): the entries are exactly what `PlanBuilder` makes of the active list.
+        let mut entries: Vec<PlanEntry> =
+            rows.iter().map(|r| PlanEntry { job: r.id, target: [0, 0], predicted_completion_ms: None }).collect();
+        for (_, pool) in Pools::of(snapshot).iter() {
+            self.input.clear();
+            self.input.extend(rows.iter().map(|r| {
+                let (min, max) = slot_bounds_of(r.min_slots, r.max_slots, pool.capacity);
+                let demand: u32 = pool.phases.iter().map(|ph| r.demand[ph.idx()]).sum();
+                (r.id, demand.min(max), min, r.weight)
+            }));
+            let alloc = max_min_fair(pool.capacity, &self.input);
+            for ((entry, r), &slots) in entries.iter_mut().zip(rows).zip(&alloc) {
+                entry.set_pool_target(pool, slots, || r.demand[Phase::Map.idx()]);
             }
         }
-        builder.finish()
+        Plan { computed_at: snapshot.now, entries, ..Plan::default() }
     }
 }
 
@@ -154,7 +216,7 @@ mod tests {
         #[test]
         fn plans_exactly_as_the_reference((cluster, jobs, active) in crate::baseline::testutil::snapshot_parts()) {
             let snap = Snapshot::new(7, cluster, &jobs, &active);
-            prop_assert_eq!(Fair.plan(&snap), reference(&snap));
+            prop_assert_eq!(Fair::default().plan(&snap), reference(&snap));
         }
     }
 
