@@ -6,7 +6,7 @@
 //! the rest is water-filled one slot at a time to the job with the lowest `slots / weight`
 //! (ties: earlier submission, then lower id), which is exact max-min fairness on integers.
 
-use std::cmp::Ordering;
+use std::cmp::{Ordering, Reverse};
 use std::collections::BinaryHeap;
 
 use crate::model::{JobId, JobState, Phase};
@@ -80,11 +80,17 @@ struct Share {
     slots: u32,
     weight: f64,
     rank: usize,
+    /// `slots / weight`, kept in step with `slots` (computed once, not at every comparison).
+    ratio: f64,
 }
 
 impl Share {
+    fn new(slots: u32, weight: f64, rank: usize) -> Share {
+        Share { slots, weight, rank, ratio: slots as f64 / weight }
+    }
+
     fn ratio(&self) -> f64 {
-        self.slots as f64 / self.weight
+        self.ratio
     }
 }
 
@@ -121,26 +127,34 @@ pub fn max_min_fair(capacity: u32, jobs: &[(JobId, u32, u32, f64)]) -> Vec<u32> 
     if left == 0 {
         return alloc;
     }
-    let mut needy: Vec<Share> = jobs
-        .iter()
-        .enumerate()
-        .filter(|(i, j)| alloc[*i] < j.1)
-        .map(|(i, j)| Share { slots: alloc[i], weight: j.3, rank: i })
-        .collect();
     // Only the `left` neediest jobs can get a slot: the heap hands out slots in increasing order
     // of `(slots / weight, rank)` over every job's successive slots, and a job's keys never
     // decrease (for finite positive weights), so a job gets a slot only if every job whose first
-    // key is smaller got one first. Keeping just those makes the heap `O(left)`, not `O(jobs)`.
+    // key is smaller got one first. Keeping just those (a bounded heap whose top is the least
+    // needy kept; most jobs are turned away by one comparison) makes the heap `O(left)`.
     let left_jobs = left as usize;
-    if needy.len() > left_jobs && needy.iter().all(|s| s.weight.is_finite() && s.weight > 0.0) {
-        needy.select_nth_unstable_by(left_jobs - 1, |a, b| b.cmp(a));
-        needy.truncate(left_jobs);
-    }
-    let mut heap = BinaryHeap::from(needy);
+    let needy = jobs.iter().enumerate().filter(|(i, j)| alloc[*i] < j.1).map(|(i, j)| Share::new(alloc[i], j.3, i));
+    let bounded = jobs.len() > left_jobs && jobs.iter().all(|j| j.3.is_finite() && j.3 > 0.0);
+    let mut heap: BinaryHeap<Share> = if bounded {
+        let mut kept: BinaryHeap<Reverse<Share>> = BinaryHeap::with_capacity(left_jobs);
+        for share in needy {
+            if kept.len() < left_jobs {
+                kept.push(Reverse(share));
+            } else if let Some(mut least) = kept.peek_mut() {
+                if share > least.0 {
+                    *least = Reverse(share);
+                }
+            }
+        }
+        kept.into_iter().map(|r| r.0).collect()
+    } else {
+        needy.collect()
+    };
     // The neediest job takes one slot in place (one sift-down instead of a pop and a push).
     while left > 0 {
         let Some(mut top) = heap.peek_mut() else { break };
         top.slots += 1;
+        top.ratio = top.slots as f64 / top.weight;
         alloc[top.rank] = top.slots;
         left -= 1;
         if top.slots >= jobs[top.rank].1 {
@@ -217,6 +231,56 @@ mod tests {
         fn plans_exactly_as_the_reference((cluster, jobs, active) in crate::baseline::testutil::snapshot_parts()) {
             let snap = Snapshot::new(7, cluster, &jobs, &active);
             prop_assert_eq!(Fair::default().plan(&snap), reference(&snap));
+        }
+    }
+
+    /// Water-filling as first written: every job below its demand in the heap, a pop and a push
+    /// per slot, the ratio computed at each comparison.
+    fn max_min_fair_reference(capacity: u32, jobs: &[(JobId, u32, u32, f64)]) -> Vec<u32> {
+        let mut alloc = vec![0u32; jobs.len()];
+        let mut left = capacity;
+        for (i, &(_, demand, min, _)) in jobs.iter().enumerate() {
+            let give = min.min(demand).min(left);
+            alloc[i] = give;
+            left -= give;
+        }
+        let key =
+            |slots: u32, w: f64, rank: usize| (std::cmp::Reverse(OrdF64(slots as f64 / w)), std::cmp::Reverse(rank));
+        let mut heap: BinaryHeap<_> =
+            (0..jobs.len()).filter(|&i| alloc[i] < jobs[i].1).map(|i| (key(alloc[i], jobs[i].3, i), i)).collect();
+        while left > 0 {
+            let Some((_, i)) = heap.pop() else { break };
+            alloc[i] += 1;
+            left -= 1;
+            if alloc[i] < jobs[i].1 {
+                heap.push((key(alloc[i], jobs[i].3, i), i));
+            }
+        }
+        alloc
+    }
+
+    /// `f64` ordered by `total_cmp`, as `Share` orders ratios.
+    #[derive(PartialEq, PartialOrd)]
+    struct OrdF64(f64);
+    impl Eq for OrdF64 {}
+    impl Ord for OrdF64 {
+        fn cmp(&self, other: &Self) -> Ordering {
+            self.0.total_cmp(&other.0)
+        }
+    }
+
+    proptest! {
+        /// The bounded heap (only the `left` neediest jobs) hands out exactly the slots of the
+        /// full heap, ties in ratio included (weights 0.5 to 3 make many).
+        #[test]
+        fn water_filling_matches_the_full_heap(
+            cap in 0u32..120,
+            jobs in prop::collection::vec((0u32..30, 0u32..4, 0usize..6), 0..60),
+        ) {
+            const WEIGHTS: [f64; 6] = [0.5, 1.0, 1.5, 2.0, 3.0, 1.0 / 3.0];
+            let input: Vec<_> = jobs.iter().enumerate()
+                .map(|(i, &(d, m, w))| (JobId(i as u32), d, m, WEIGHTS[w])).collect();
+            prop_assert_eq!(max_min_fair(cap, &input), max_min_fair_reference(cap, &input));
         }
     }
 
