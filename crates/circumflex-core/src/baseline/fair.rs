@@ -260,9 +260,18 @@ mod tests {
     }
 
     /// `f64` ordered by `total_cmp`, as `Share` orders ratios.
-    #[derive(PartialEq, PartialOrd)]
     struct OrdF64(f64);
+    impl PartialEq for OrdF64 {
+        fn eq(&self, other: &Self) -> bool {
+            self.cmp(other) == Ordering::Equal
+        }
+    }
     impl Eq for OrdF64 {}
+    impl PartialOrd for OrdF64 {
+        fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+            Some(self.cmp(other))
+        }
+    }
     impl Ord for OrdF64 {
         fn cmp(&self, other: &Self) -> Ordering {
             self.0.total_cmp(&other.0)

@@ -137,7 +137,7 @@ impl Workload {
     /// `factor - (k - 1)` share of the jobs. Offsets are whole seconds; copies are named
     /// `<external id>~<c>`. Deterministic: no randomness.
     pub fn scaled(&self, factor: f64) -> Result<Workload> {
-        if !(factor.is_finite() && factor >= 1.0 && factor <= 1000.0) {
+        if !(1.0..=1000.0).contains(&factor) {
             return Err(Error::config("--scale-jobs", factor, "a factor from 1 to 1000"));
         }
         let n = self.jobs.len();
