@@ -244,8 +244,8 @@ mod tests {
             alloc[i] = give;
             left -= give;
         }
-        let key =
-            |slots: u32, w: f64, rank: usize| (std::cmp::Reverse(OrdF64(slots as f64 / w)), std::cmp::Reverse(rank));
+        // Ratios are non-negative (positive weights), so their bits order as `total_cmp` does.
+        let key = |slots: u32, w: f64, rank: usize| (Reverse((slots as f64 / w).to_bits()), Reverse(rank));
         let mut heap: BinaryHeap<_> =
             (0..jobs.len()).filter(|&i| alloc[i] < jobs[i].1).map(|i| (key(alloc[i], jobs[i].3, i), i)).collect();
         while left > 0 {
@@ -257,25 +257,6 @@ mod tests {
             }
         }
         alloc
-    }
-
-    /// `f64` ordered by `total_cmp`, as `Share` orders ratios.
-    struct OrdF64(f64);
-    impl PartialEq for OrdF64 {
-        fn eq(&self, other: &Self) -> bool {
-            self.cmp(other) == Ordering::Equal
-        }
-    }
-    impl Eq for OrdF64 {}
-    impl PartialOrd for OrdF64 {
-        fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-            Some(self.cmp(other))
-        }
-    }
-    impl Ord for OrdF64 {
-        fn cmp(&self, other: &Self) -> Ordering {
-            self.0.total_cmp(&other.0)
-        }
     }
 
     proptest! {
