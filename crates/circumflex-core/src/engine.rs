@@ -161,6 +161,8 @@ struct Sched {
     /// Per slot pool: since when the job has been starved there (preemption, `engine/preempt.rs`).
     starved_since: [Option<Time>; 2],
     index: [IndexSlot; 2],
+    /// Listed in `Engine::changed` (its state changed since the last plan).
+    changed: bool,
 }
 
 impl Default for Sched {
@@ -174,6 +176,7 @@ impl Default for Sched {
             accel_target: None,
             starved_since: [None, None],
             index: [IndexSlot::default(); 2],
+            changed: false,
         }
     }
 }
@@ -223,6 +226,10 @@ pub struct Engine {
     /// The active jobs when the plan was last applied in full (`engine/labels.rs`).
     planned_active: Vec<JobId>,
     choices: Vec<Choice>,
+    /// Jobs whose state changed since the last plan, for the policy's incremental re-plan
+    /// ([`Snapshot::with_changes`]): every change to a live job's state goes through
+    /// `live_slot_mut`, which records it.
+    changed: Vec<JobId>,
     /// Preemption decisions in flight, earmarked slots, recent kills (`engine/preempt.rs`).
     preempt: preempt::PreemptState,
     /// Pass-1 bookkeeping of one heartbeat: (original under entry, tentative key now in the set).
@@ -260,6 +267,7 @@ impl Engine {
             label_gap: 0,
             planned_active: Vec::new(),
             choices: Vec::with_capacity(64),
+            changed: Vec::new(),
             preempt: preempt::PreemptState::default(),
             touched: Vec::with_capacity(64),
             stats: EngineStats::default(),
@@ -410,11 +418,18 @@ impl Engine {
     }
 
     /// The table entry of active job `job` (its state and its assignment bookkeeping).
+    /// Every change to a live job's state goes through here, which records the job as changed.
     fn live_slot_mut(&mut self, job: JobId) -> Result<&mut Slot> {
-        self.jobs
+        let slot = self
+            .jobs
             .get_mut(job)
             .filter(|s| s.state.is_active())
-            .ok_or(Error::UnknownId { kind: "job", id: job.0 as i64 })
+            .ok_or(Error::UnknownId { kind: "job", id: job.0 as i64 })?;
+        if !slot.sched.changed {
+            slot.sched.changed = true;
+            self.changed.push(job);
+        }
+        Ok(slot)
     }
 
     /// The live (active) job with id `job`; `None` for unknown ids and for ended jobs, which are
@@ -633,9 +648,14 @@ impl Engine {
         let accelerated = self.accelerated_map_slots();
         self.policy.on_accelerated_capacity(accelerated);
         let plan = {
-            let snap = Snapshot::with_lookup(now, self.cluster(), &self.jobs, &self.active);
+            let snap = Snapshot::with_lookup(now, self.cluster(), &self.jobs, &self.active).with_changes(&self.changed);
             self.policy.plan(&snap)
         };
+        for id in self.changed.drain(..) {
+            if let Some(s) = self.jobs.get_mut(id) {
+                s.sched.changed = false;
+            }
+        }
         if self.apply_in_place(&plan) {
             self.plan = plan;
             self.plan_done(now, started);
@@ -1114,8 +1134,8 @@ mod tests {
     /// with them in circumflex-policies).
     fn baseline_engine(cfg: EngineConfig) -> Engine {
         let policy: Box<dyn Policy> = match cfg.policy.as_str() {
-            "fifo" => Box::new(crate::baseline::fifo::Fifo),
-            "fair" => Box::new(crate::baseline::fair::Fair),
+            "fifo" => Box::new(crate::baseline::fifo::Fifo::default()),
+            "fair" => Box::new(crate::baseline::fair::Fair::default()),
             other => panic!("engine tests use fifo or fair, not {other}"),
         };
         Engine::with_policy(cfg, policy)

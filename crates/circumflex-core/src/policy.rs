@@ -14,10 +14,17 @@
 //! reads a clock and never calls into the host; the same snapshot gives the same plan, so what
 //! the simulator measures is what runs in Hadoop. Policies may keep internal state across calls
 //! (learned cost parameters, admission ledgers) as long as it is a function of the calls made.
+//!
+//! **Incremental re-plans.** The engine's snapshots say which jobs changed since the policy's
+//! previous plan ([`Snapshot::with_changes`]), so a policy may keep what it derived from the jobs
+//! and re-read only those ([`rows::JobRows`]: FIFO, Fair and FLEX keep theirs there); the plan
+//! must still be exactly the one the snapshot alone gives. Policies that ignore the change list lose nothing.
 
 use serde::{Deserialize, Serialize};
 
 use crate::model::{JobId, JobState, Phase, Time, Work};
+
+pub mod rows;
 
 /// How slots are pooled.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -103,6 +110,8 @@ pub struct Snapshot<'a> {
     jobs: Jobs<'a>,
     /// Ids of active jobs, in submission order (then id).
     pub active: &'a [JobId],
+    /// What changed since this policy's previous plan, when the caller knows ([`Snapshot::with_changes`]).
+    changes: Option<&'a [JobId]>,
 }
 
 impl std::fmt::Debug for Snapshot<'_> {
@@ -129,12 +138,42 @@ fn retired_placeholder() -> &'static JobState {
 impl<'a> Snapshot<'a> {
     /// A snapshot over `jobs` indexed by `JobId.0` (every job, any status).
     pub fn new(now: Time, cluster: ClusterView, jobs: &'a [JobState], active: &'a [JobId]) -> Snapshot<'a> {
-        Snapshot { now, cluster, jobs: Jobs::Dense(jobs), active }
+        Snapshot { now, cluster, jobs: Jobs::Dense(jobs), active, changes: None }
     }
 
     /// A snapshot whose jobs come from `jobs` (the engine's table).
     pub fn with_lookup(now: Time, cluster: ClusterView, jobs: &'a dyn JobLookup, active: &'a [JobId]) -> Snapshot<'a> {
-        Snapshot { now, cluster, jobs: Jobs::Lookup(jobs), active }
+        Snapshot { now, cluster, jobs: Jobs::Lookup(jobs), active, changes: None }
+    }
+
+    /// The snapshot of an incremental re-plan: `changed` lists (a superset of) the jobs whose
+    /// state changed since the previous [`Policy::plan`] call on the same policy, so a policy that
+    /// kept what it derived from that call may re-read only these jobs and the arrivals in
+    /// [`Snapshot::active`] (departures are the ids missing from it). The caller promises, for every
+    /// snapshot it gives a policy this way (the engine does, `Engine::replan`):
+    /// - every id in `active` is listed once and its job's status is Active;
+    /// - a job's [`JobSpec`](crate::model::JobSpec) never changes while it is active;
+    /// - a job not listed in `changed` has the state it had at that previous call (an id in
+    ///   `changed` that is no longer active is ignored).
+    ///
+    /// A policy may ignore it: the plan must be exactly the one the snapshot alone gives. A policy
+    /// that plans through another one passes the list on only if it calls that one at every plan
+    /// (else [`Snapshot::without_changes`]).
+    pub fn with_changes(mut self, changed: &'a [JobId]) -> Snapshot<'a> {
+        self.changes = Some(changed);
+        self
+    }
+
+    /// The same snapshot without a change list: a policy given it derives everything afresh.
+    pub fn without_changes(mut self) -> Snapshot<'a> {
+        self.changes = None;
+        self
+    }
+
+    /// The jobs changed since this policy's previous plan, if the caller said
+    /// ([`Snapshot::with_changes`]); `None`: unknown, any job may have changed.
+    pub fn changes(&self) -> Option<&'a [JobId]> {
+        self.changes
     }
 
     /// The job with id `id`, or `None` if it is unknown or retired (ended: finished or rejected).
@@ -215,8 +254,13 @@ pub fn pool_remaining_work(job: &JobState, pool: &Pool) -> Work {
 /// The job's minimum and maximum slots within a pool of `capacity`, clamped so that
 /// `min <= max <= capacity` (FLEX `m_j`, `M_j`).
 pub fn slot_bounds(job: &JobState, capacity: u32) -> (u32, u32) {
-    let max = job.spec.max_slots.unwrap_or(capacity).min(capacity);
-    (job.spec.min_slots.min(max), max)
+    slot_bounds_of(job.spec.min_slots, job.spec.max_slots, capacity)
+}
+
+/// [`slot_bounds`] from a spec's `min_slots` and `max_slots`.
+pub fn slot_bounds_of(min_slots: u32, max_slots: Option<u32>, capacity: u32) -> (u32, u32) {
+    let max = max_slots.unwrap_or(capacity).min(capacity);
+    (min_slots.min(max), max)
 }
 
 /// One job's line in a plan.
@@ -229,6 +273,26 @@ pub struct PlanEntry {
     pub target: [u32; 2],
     /// The policy's predicted completion time, if it computes one.
     pub predicted_completion_ms: Option<Time>,
+}
+
+impl PlanEntry {
+    /// Sets the target in `pool` to `slots` ([`PlanBuilder::set_pool_target`]): in a shared pool
+    /// the slots go to runnable maps first (`map_demand`: running plus runnable pending maps,
+    /// asked only for a non-zero target), then to reduces.
+    #[inline]
+    pub fn set_pool_target(&mut self, pool: &Pool, slots: u32, map_demand: impl FnOnce() -> u32) {
+        if pool.phases.len() == 1 {
+            self.target[pool.phases[0].idx()] = slots;
+            return;
+        }
+        if slots == 0 {
+            self.target = [0, 0];
+            return;
+        }
+        let maps = slots.min(map_demand());
+        self.target[Phase::Map.idx()] = maps;
+        self.target[Phase::Reduce.idx()] = slots - maps;
+    }
 }
 
 /// Admission decision for a submitted job.
@@ -433,9 +497,12 @@ impl<'a> PlanBuilder<'a> {
     pub fn new(snapshot: &'a Snapshot<'a>, order: impl IntoIterator<Item = JobId>) -> PlanBuilder<'a> {
         let mut pos = Positions::new(snapshot.active);
         let mut entries = Vec::with_capacity(snapshot.active.len());
+        // An incremental snapshot promises that every active id is an Active job
+        // ([`Snapshot::with_changes`]): no job state is read to check it.
+        let checked = snapshot.changes().is_some();
         let mut push = |id: JobId, entries: &mut Vec<PlanEntry>| {
             let Some(slot) = pos.slot(id) else { return };
-            if *slot == UNPLACED && snapshot.try_job(id).is_some_and(JobState::is_active) {
+            if *slot == UNPLACED && (checked || snapshot.try_job(id).is_some_and(JobState::is_active)) {
                 *slot = entries.len() as u32;
                 entries.push(PlanEntry { job: id, target: [0, 0], predicted_completion_ms: None });
             }
@@ -462,24 +529,14 @@ impl<'a> PlanBuilder<'a> {
     /// maps first, then to reduces (a job's phases rarely overlap: slow start defaults to 1.0).
     pub fn set_pool_target(&mut self, job: JobId, pool: &Pool, slots: u32) {
         let Some(p) = self.position(job) else { return };
-        let entry = &mut self.plan.entries[p];
-        if pool.phases.len() == 1 {
-            entry.target[pool.phases[0].idx()] = slots;
-            return;
-        }
-        // Nothing to split: skip the job lookup (most jobs of a long queue get no slots).
-        if slots == 0 {
-            entry.target = [0, 0];
-            return;
-        }
-        let js = self.snapshot.job(job);
-        let map_demand = {
+        let snapshot = self.snapshot;
+        // The map demand is read only to split a shared pool's non-zero target (most jobs of a
+        // long queue get no slots, and their states are not touched).
+        self.plan.entries[p].set_pool_target(pool, slots, || {
+            let js = snapshot.job(job);
             let m = js.phase(Phase::Map);
             m.running + if js.runnable(Phase::Map) { m.pending } else { 0 }
-        };
-        let maps = slots.min(map_demand);
-        entry.target[Phase::Map.idx()] = maps;
-        entry.target[Phase::Reduce.idx()] = slots - maps;
+        });
     }
 
     /// Sets the job's targets for the phases of `pool` explicitly, `[map, reduce]` (entries of
@@ -644,6 +701,16 @@ mod tests {
             proptest::prop_assert_eq!(got, reference_order(&snap, &order));
             for e in &plan.entries {
                 proptest::prop_assert_eq!(e.target[0], e.job.0 + 1);
+            }
+            // An incremental snapshot (whose active jobs are all Active, as it promises) skips the
+            // status check and builds the same plan.
+            if snap.active_jobs().all(JobState::is_active) {
+                let trusted = snap.with_changes(&[]);
+                let mut b = PlanBuilder::new(&trusted, order.iter().copied());
+                for &id in order.iter().chain(&active) {
+                    b.set_pool_target(id, &pool, id.0 + 1);
+                }
+                proptest::prop_assert_eq!(b.finish(), plan);
             }
         }
     }

@@ -220,7 +220,7 @@ mod tests {
         }
 
         fn plan(&mut self, snapshot: &crate::policy::Snapshot<'_>) -> Plan {
-            let fifo = crate::baseline::fifo::Fifo.plan(snapshot);
+            let fifo = crate::baseline::fifo::Fifo::default().plan(snapshot);
             let mut order: Vec<JobId> = snapshot.active.to_vec();
             order.sort_by_key(|id| (id.0.wrapping_mul(2_654_435_761) % 97, id.0));
             let mut b = crate::policy::PlanBuilder::new(snapshot, order);
@@ -247,8 +247,8 @@ mod tests {
             let mode = if shared { PoolMode::Shared } else { PoolMode::Split };
             let cfg = EngineConfig { policy: policy.into(), pool_mode: mode, ..EngineConfig::default() };
             let p: Box<dyn crate::policy::Policy> = match policy {
-                "fifo" => Box::new(crate::baseline::fifo::Fifo),
-                "fair" => Box::new(crate::baseline::fair::Fair),
+                "fifo" => Box::new(crate::baseline::fifo::Fifo::default()),
+                "fair" => Box::new(crate::baseline::fair::Fair::default()),
                 _ => Box::new(Scattered),
             };
             let mut e = Engine::with_policy(cfg, p);
@@ -289,7 +289,16 @@ mod tests {
                         }
                     }
                     Op::Tick => {
-                        e.tick(now);
+                        if e.tick(now) {
+                            // The policy re-planned from the engine's change list: exactly the plan
+                            // a fresh policy makes from the snapshot alone.
+                            let mut fresh: Box<dyn crate::policy::Policy> = match policy {
+                                "fifo" => Box::new(crate::baseline::fifo::Fifo::default()),
+                                "fair" => Box::new(crate::baseline::fair::Fair::default()),
+                                _ => Box::new(Scattered),
+                            };
+                            prop_assert_eq!(e.plan(), &fresh.plan(&e.snapshot(now)));
+                        }
                     }
                 }
                 check_index(&e);

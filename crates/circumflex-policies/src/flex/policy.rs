@@ -6,6 +6,7 @@
 use circumflex_core::config::EngineConfig;
 use circumflex_core::error::Result;
 use circumflex_core::model::{JobId, JobState, Phase, Time};
+use circumflex_core::policy::rows::JobRows;
 use circumflex_core::policy::{
     pool_demand, pool_remaining_work, slot_bounds, ClusterView, Plan, PlanBuilder, Policy, Pool, PoolMode, Snapshot,
 };
@@ -13,16 +14,24 @@ use circumflex_core::policy::{
 use super::metrics::{JobFacts, Objective};
 use super::{solve, FlexItem, FlexProblem, FlexSolution};
 
+/// What an item depends on besides its job: the pool capacities and the pooling.
+type ItemContext = (u32, u32, PoolMode);
+
 /// The FLEX policy (`circumflex.policy = flex`).
+///
+/// Incremental re-plans ([`Snapshot::with_changes`], the engine's) keep every job's items (one
+/// per pool) between plans and rebuild only those of changed jobs and arrivals; an item depends
+/// on its job's state and the cluster's capacities only, never on the time.
 #[derive(Debug, Clone)]
 pub struct FlexPolicy {
     objective: Objective,
+    items: JobRows<ItemContext, [Option<FlexItem>; 2]>,
 }
 
 impl FlexPolicy {
     /// FLEX optimizing `objective`.
     pub fn new(objective: Objective) -> FlexPolicy {
-        FlexPolicy { objective }
+        FlexPolicy { objective, items: JobRows::default() }
     }
 
     /// FLEX with `circumflex.objective` (default `avg_response_time`); an unknown objective is an
@@ -97,6 +106,21 @@ pub fn job_facts(objective: Objective, job: &JobState, cluster: &ClusterView, ph
     }
 }
 
+/// The item of `job` in `pool`, or `None` when the job cannot use the pool now or has no work in it.
+fn item(objective: Objective, job: &JobState, cluster: &ClusterView, pool: &Pool) -> Option<FlexItem> {
+    let demand = pool_demand(job, pool);
+    if demand == 0 {
+        return None;
+    }
+    let work = pool_remaining_work(job, pool);
+    if work <= 0.0 {
+        return None;
+    }
+    let (min, max) = slot_bounds(job, pool.capacity);
+    let max = max.min(demand);
+    Some(FlexItem { work, min: min.min(max), max, facts: job_facts(objective, job, cluster, pool.phases) })
+}
+
 impl Policy for FlexPolicy {
     fn name(&self) -> &'static str {
         "flex"
@@ -110,27 +134,35 @@ impl Policy for FlexPolicy {
             .iter()
             .map(|p| (Vec::new(), FlexProblem { capacity: p.capacity, start, ..FlexProblem::default() }))
             .collect();
-        // One pass over the jobs for all pools: job states are large, and this walk is most of the
-        // plan's memory traffic.
-        for job in snapshot.active_jobs() {
-            for (pool, (ids, problem)) in pools.iter().zip(problems.iter_mut()) {
-                let demand = pool_demand(job, pool);
-                if demand == 0 {
-                    continue;
+        let objective = self.objective;
+        let read = |job: &JobState| {
+            let mut items = [None, None];
+            for (k, pool) in pools.iter().enumerate() {
+                items[k] = item(objective, job, &cluster, pool);
+            }
+            items
+        };
+        let context = (cluster.map_slots, cluster.reduce_slots, cluster.mode);
+        if self.items.sync(snapshot, context, read).is_some() {
+            // The kept items, in the active order the full walk below visits the jobs in.
+            for (&id, items) in self.items.ids().iter().zip(self.items.rows()) {
+                for (item, (ids, problem)) in items.iter().zip(problems.iter_mut()) {
+                    if let Some(item) = item {
+                        ids.push(id);
+                        problem.items.push(item.clone());
+                    }
                 }
-                let work = pool_remaining_work(job, pool);
-                if work <= 0.0 {
-                    continue;
+            }
+        } else {
+            // One pass over the jobs for all pools: job states are large, and this walk is most of
+            // the plan's memory traffic.
+            for job in snapshot.active_jobs() {
+                for (pool, (ids, problem)) in pools.iter().zip(problems.iter_mut()) {
+                    if let Some(item) = item(objective, job, &cluster, pool) {
+                        ids.push(job.id);
+                        problem.items.push(item);
+                    }
                 }
-                let (min, max) = slot_bounds(job, pool.capacity);
-                let max = max.min(demand);
-                ids.push(job.id);
-                problem.items.push(FlexItem {
-                    work,
-                    min: min.min(max),
-                    max,
-                    facts: job_facts(self.objective, job, &cluster, pool.phases),
-                });
             }
         }
         let solved: Vec<(Pool, Vec<JobId>, FlexSolution)> = pools

@@ -359,6 +359,10 @@ struct RunArgs {
     /// Keep only the first N jobs of the workload.
     #[arg(long, value_name = "N")]
     limit_jobs: Option<usize>,
+    /// Replay the workload's size mix at FACTOR times its arrival rate (`Workload::scaled`: the
+    /// SWIM day x4.25 is about 25,000 jobs), after --limit-jobs.
+    #[arg(long, value_name = "FACTOR")]
+    scale_jobs: Option<f64>,
     /// Extra `circumflex.*` policy keys, `key=value` (repeatable).
     #[arg(long = "param", value_name = "KEY=VALUE")]
     params: Vec<String>,
@@ -429,6 +433,9 @@ impl RunArgs {
         if let Some(n) = self.limit_jobs {
             workload.jobs.truncate(n);
             workload.name = format!("{} (first {n} jobs)", workload.name);
+        }
+        if let Some(f) = self.scale_jobs {
+            workload = workload.scaled(f)?;
         }
         if let Some(f) = self.deadline_factor {
             workload.assign_deadlines(f, cluster)?;
@@ -701,9 +708,9 @@ fn main_result() -> Result<()> {
             eprintln!("sweep wall time: {:.1} s ({} runs)", started.elapsed().as_secs_f64(), result.runs.len());
             if gate {
                 let known = match &gate_known {
-                    Some(path) => sweep::parse_known_losses(
-                        &fs::read_to_string(path).map_err(|e| Error::io(path, &e))?,
-                    )?,
+                    Some(path) => {
+                        sweep::parse_known_losses(&fs::read_to_string(path).map_err(|e| Error::io(path, &e))?)?
+                    }
                     None => Vec::new(),
                 };
                 let failures = result.gate_failures(&known);
@@ -721,7 +728,11 @@ fn main_result() -> Result<()> {
                         "every gated policy at most 1.0x fair on its own objective in every cell",
                     ));
                 }
-                eprintln!("quality gate: passed ({} cells, {} known losses tolerated)", result.cells.len(), known.len());
+                eprintln!(
+                    "quality gate: passed ({} cells, {} known losses tolerated)",
+                    result.cells.len(),
+                    known.len()
+                );
             }
         }
         Command::ResultsCheck { fresh, committed, names } => {

@@ -130,6 +130,45 @@ impl Workload {
         self.jobs.iter().map(|j| (j.map_ms.len() + j.reduce_ms.len()) as u64).sum()
     }
 
+    /// The same size mix at `factor` times the arrival rate (`--scale-jobs`): the whole-day
+    /// generator of issue 20. Copy `c` of `k = ceil(factor)` copies of every job arrives `c / k`
+    /// of the mean inter-arrival gap after the original, so the day keeps its shape (its bursts
+    /// and quiet hours) and its length; the last, partial copy takes an evenly spaced
+    /// `factor - (k - 1)` share of the jobs. Offsets are whole seconds; copies are named
+    /// `<external id>~<c>`. Deterministic: no randomness.
+    pub fn scaled(&self, factor: f64) -> Result<Workload> {
+        if !(1.0..=1000.0).contains(&factor) {
+            return Err(Error::config("--scale-jobs", factor, "a factor from 1 to 1000"));
+        }
+        let n = self.jobs.len();
+        let span = match (self.jobs.first(), self.jobs.last()) {
+            (Some(a), Some(b)) if n > 1 => b.spec.submit_ms - a.spec.submit_ms,
+            _ => 0,
+        };
+        let gap = span as f64 / n.max(1) as f64;
+        let copies = factor.ceil() as usize;
+        let last_share = factor - (copies - 1) as f64;
+        let mut jobs = Vec::with_capacity((factor * n as f64).ceil() as usize);
+        for c in 0..copies {
+            // Whole seconds, as trace arrivals are (a SWIM file of the copies reads the same).
+            let offset = (gap * c as f64 / copies as f64 / 1000.0).round() as Time * 1000;
+            for (i, job) in self.jobs.iter().enumerate() {
+                // The partial copy keeps job i when the running count of its share steps up.
+                let keep = c + 1 < copies || ((i + 1) as f64 * last_share).floor() > (i as f64 * last_share).floor();
+                if !keep {
+                    continue;
+                }
+                let mut copy = job.clone();
+                copy.spec.submit_ms += offset;
+                if c > 0 {
+                    copy.spec.external_id = format!("{}~{c}", job.spec.external_id);
+                }
+                jobs.push(copy);
+            }
+        }
+        Workload::new(format!("{} x{factor}", self.name), jobs)
+    }
+
     /// Gives every job a deadline `arrival + factor × isolated time` on `cluster` (factor > 0).
     pub fn assign_deadlines(&mut self, factor: f64, cluster: &ClusterSpec) -> Result<()> {
         if !(factor.is_finite() && factor > 0.0) {
@@ -399,6 +438,29 @@ mod tests {
             let m = (0..n).map(|_| d.sample(&mut rng)).sum::<f64>() / n as f64;
             assert!((m - d.mean()).abs() < 0.05 * d.mean(), "{d:?}: sample mean {m} vs {}", d.mean());
         }
+    }
+
+    #[test]
+    fn scaled_keeps_the_size_mix_at_a_higher_rate() {
+        let jobs: Vec<SimJob> = (0..8)
+            .map(|i| {
+                let mut j = SimJob::new(i * 10_000, vec![1_000; 1 + i as usize], vec![2_000; (i % 3) as usize]);
+                j.spec.external_id = format!("j{i}");
+                j
+            })
+            .collect();
+        let w = Workload::new("w", jobs).unwrap();
+        let x = w.scaled(2.5).unwrap();
+        assert_eq!(x.jobs.len(), 20, "two full copies and half of the third");
+        assert_eq!(w.scaled(1.0).unwrap().jobs, w.jobs, "factor 1 is the workload itself");
+        // Every copy of a job has its sizes; copies arrive after the original within one gap.
+        for j in &x.jobs {
+            let (base, _) = j.spec.external_id.split_once('~').unwrap_or((&j.spec.external_id, ""));
+            let orig = w.jobs.iter().find(|o| o.spec.external_id == base).unwrap();
+            assert_eq!((&j.map_ms, &j.reduce_ms), (&orig.map_ms, &orig.reduce_ms));
+            assert!((0..10_000).contains(&(j.spec.submit_ms - orig.spec.submit_ms)));
+        }
+        assert!(w.scaled(0.5).is_err() && w.scaled(f64::NAN).is_err());
     }
 
     #[test]

@@ -1,14 +1,15 @@
 //! Preemption decisions on small hand-built states, with the Fair baseline's targets.
 
 use super::*;
-use crate::engine::Choice;
 use crate::config::{EngineConfig, PreemptionConfig};
+use crate::engine::Choice;
 use crate::model::{JobSpec, Locality};
 use crate::policy::Policy;
 
 fn engine(preemption: PreemptionConfig) -> Engine {
-    let cfg = EngineConfig { policy: "fair".into(), pool_mode: PoolMode::Shared, preemption, ..EngineConfig::default() };
-    let policy: Box<dyn Policy> = Box::new(crate::baseline::fair::Fair);
+    let cfg =
+        EngineConfig { policy: "fair".into(), pool_mode: PoolMode::Shared, preemption, ..EngineConfig::default() };
+    let policy: Box<dyn Policy> = Box::new(crate::baseline::fair::Fair::default());
     Engine::with_policy(cfg, policy)
 }
 
@@ -146,7 +147,7 @@ fn an_earmark_waits_for_a_free_slot_in_its_pool() {
         preemption: on(0, 1_000),
         ..EngineConfig::default()
     };
-    let mut e = Engine::with_policy(cfg, Box::new(crate::baseline::fair::Fair));
+    let mut e = Engine::with_policy(cfg, Box::new(crate::baseline::fair::Fair::default()));
     let n = e.add_node("n0", "/r0", 2, 1);
     let (long, _) = e.submit(JobSpec::new(0, 20, 0).with_task_ms(600_000, 1), 0).unwrap();
     e.tick(0);
