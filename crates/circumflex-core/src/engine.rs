@@ -429,7 +429,10 @@ impl Engine {
 
     /// The table entry of active job `job` (its state and its assignment bookkeeping).
     fn live_slot_mut(&mut self, job: JobId) -> Result<&mut Slot> {
-        self.jobs.get_mut(job).filter(|s| s.state.is_active()).ok_or(Error::UnknownId { kind: "job", id: job.0 as i64 })
+        self.jobs
+            .get_mut(job)
+            .filter(|s| s.state.is_active())
+            .ok_or(Error::UnknownId { kind: "job", id: job.0 as i64 })
     }
 
     /// The live (active) job with id `job`; `None` for unknown ids and for ended jobs, which are
