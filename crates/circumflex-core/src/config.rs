@@ -97,10 +97,10 @@ pub struct AmAdmissionConfig {
 }
 
 impl Default for AmAdmissionConfig {
-    /// Off; when on, a quarter of the pool (between the CapacityScheduler's 0.1 and the FairScheduler's
-    /// 0.5; the reasons are in `engine/admission.rs`) and AMs of one slot unless the host says.
+    /// Off; when on, half the pool (the FairScheduler's `maxAMShare`; the reasons, and why not the
+    /// CapacityScheduler's 0.1, are in `engine/admission.rs`) and AMs of one slot unless the host says.
     fn default() -> Self {
-        AmAdmissionConfig { enabled: false, max_share: 0.25, slots: 1 }
+        AmAdmissionConfig { enabled: false, max_share: 0.5, slots: 1 }
     }
 }
 
@@ -533,6 +533,27 @@ mod tests {
         assert!(err.contains("circumflex.epoch.ms") && err.contains("-5") && err.contains("integer"), "{err}");
         let err = EngineConfig::from_pairs([("circumflex.pool.mode", "both")]).unwrap_err().to_string();
         assert!(err.contains("split or shared"), "{err}");
+    }
+
+    #[test]
+    fn am_gate_keys_parse_and_bad_values_name_themselves() {
+        let off = EngineConfig::from_pairs([("circumflex.policy", "fifo")]).unwrap();
+        assert_eq!(off.am, AmAdmissionConfig { enabled: false, max_share: 0.5, slots: 1 });
+        assert!(!serde_json::to_string(&off).unwrap().contains("\"am\""), "not serialized while off");
+        let on = EngineConfig::from_pairs([
+            (KEY_AM_ADMISSION, "true"),
+            (KEY_AM_MAX_SHARE, "0.3"),
+            (KEY_AM_SLOTS, "2"),
+        ])
+        .unwrap();
+        assert_eq!(on.am, AmAdmissionConfig { enabled: true, max_share: 0.3, slots: 2 });
+        assert!(on.params.is_empty(), "engine keys are not policy parameters");
+        for (key, value, allowed) in
+            [(KEY_AM_MAX_SHARE, "1", "(0, 1)"), (KEY_AM_MAX_SHARE, "0", "(0, 1)"), (KEY_AM_SLOTS, "0", "integer")]
+        {
+            let err = EngineConfig::from_pairs([(key, value)]).unwrap_err().to_string();
+            assert!(err.contains(key) && err.contains(allowed), "{err}");
+        }
     }
 
     fn conf(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
