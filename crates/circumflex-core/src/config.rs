@@ -46,6 +46,15 @@ pub const KEY_PREEMPTION_DELAY_MS: &str = "circumflex.preemption.delay.ms";
 pub const KEY_PREEMPTION_GRACE_MS: &str = "circumflex.preemption.grace.ms";
 /// `circumflex.preemption.max.fraction`: most of a pool's slots being preempted at once.
 pub const KEY_PREEMPTION_MAX_FRACTION: &str = "circumflex.preemption.max.fraction";
+/// `circumflex.am.admission.enabled`: the engine decides when each job's AM container starts
+/// (`engine/admission.rs`, default false: hosts start AMs as they did without it).
+pub const KEY_AM_ADMISSION: &str = "circumflex.am.admission.enabled";
+/// `circumflex.am.max.share`: most of the pool's capacity that AM containers (running, or admitted and
+/// not yet placed) may hold, in (0, 1).
+pub const KEY_AM_MAX_SHARE: &str = "circumflex.am.max.share";
+/// `circumflex.am.slots`: slots one AM container holds when the host does not say (YARN says: the AM's
+/// memory in slots).
+pub const KEY_AM_SLOTS: &str = "circumflex.am.slots";
 
 /// Validated engine configuration.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -70,6 +79,36 @@ pub struct EngineConfig {
     /// written before preemption existed read and compare the same.
     #[serde(default, skip_serializing_if = "PreemptionConfig::is_off")]
     pub preemption: PreemptionConfig,
+    /// Engine-decided AM admission (`circumflex.am.*`). Not serialized while off, so results written
+    /// before it existed read and compare the same.
+    #[serde(default, skip_serializing_if = "AmAdmissionConfig::is_off")]
+    pub am: AmAdmissionConfig,
+}
+
+/// The `circumflex.am.*` keys (`engine/admission.rs`, `docs/am-admission.md`).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AmAdmissionConfig {
+    /// Gate AM containers at all.
+    pub enabled: bool,
+    /// Most of the pool's capacity AM containers may hold, in (0, 1).
+    pub max_share: f64,
+    /// Slots of one AM container when the host does not say, >= 1.
+    pub slots: u32,
+}
+
+impl Default for AmAdmissionConfig {
+    /// Off; when on, half the pool (the FairScheduler's `maxAMShare`; the reasons, and why not the
+    /// CapacityScheduler's 0.1, are in `engine/admission.rs`) and AMs of one slot unless the host says.
+    fn default() -> Self {
+        AmAdmissionConfig { enabled: false, max_share: 0.5, slots: 1 }
+    }
+}
+
+impl AmAdmissionConfig {
+    /// Whether the gate is off (the serialized form then omits the whole section).
+    pub fn is_off(&self) -> bool {
+        !self.enabled
+    }
 }
 
 /// The `circumflex.preemption.*` keys (`docs/preemption.md`).
@@ -113,6 +152,7 @@ impl Default for EngineConfig {
             rack_locality_delay: 3,
             params: BTreeMap::new(),
             preemption: PreemptionConfig::default(),
+            am: AmAdmissionConfig::default(),
         }
     }
 }
@@ -186,6 +226,17 @@ impl EngineConfig {
                     }
                     cfg.preemption.max_fraction = f;
                 }
+                KEY_AM_ADMISSION => cfg.am.enabled = parse_bool(key, value)?,
+                KEY_AM_MAX_SHARE => {
+                    let f = parse_f64(key, value, 0.0, 1.0)?;
+                    if f <= 0.0 || f >= 1.0 {
+                        // 1 would let AMs hold the whole pool; the gate keeps a task slot anyway, but a
+                        // share that says "all of it" is a mistake worth naming.
+                        return Err(Error::config(key, value, "a number in (0, 1)"));
+                    }
+                    cfg.am.max_share = f;
+                }
+                KEY_AM_SLOTS => cfg.am.slots = parse_int(key, value, 1, 1_000_000)?,
                 _ => {
                     cfg.params.insert(key.to_string(), value.to_string());
                 }
@@ -482,6 +533,27 @@ mod tests {
         assert!(err.contains("circumflex.epoch.ms") && err.contains("-5") && err.contains("integer"), "{err}");
         let err = EngineConfig::from_pairs([("circumflex.pool.mode", "both")]).unwrap_err().to_string();
         assert!(err.contains("split or shared"), "{err}");
+    }
+
+    #[test]
+    fn am_gate_keys_parse_and_bad_values_name_themselves() {
+        let off = EngineConfig::from_pairs([("circumflex.policy", "fifo")]).unwrap();
+        assert_eq!(off.am, AmAdmissionConfig { enabled: false, max_share: 0.5, slots: 1 });
+        assert!(!serde_json::to_string(&off).unwrap().contains("\"am\""), "not serialized while off");
+        let on = EngineConfig::from_pairs([
+            (KEY_AM_ADMISSION, "true"),
+            (KEY_AM_MAX_SHARE, "0.3"),
+            (KEY_AM_SLOTS, "2"),
+        ])
+        .unwrap();
+        assert_eq!(on.am, AmAdmissionConfig { enabled: true, max_share: 0.3, slots: 2 });
+        assert!(on.params.is_empty(), "engine keys are not policy parameters");
+        for (key, value, allowed) in
+            [(KEY_AM_MAX_SHARE, "1", "(0, 1)"), (KEY_AM_MAX_SHARE, "0", "(0, 1)"), (KEY_AM_SLOTS, "0", "integer")]
+        {
+            let err = EngineConfig::from_pairs([(key, value)]).unwrap_err().to_string();
+            assert!(err.contains(key) && err.contains(allowed), "{err}");
+        }
     }
 
     fn conf(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {

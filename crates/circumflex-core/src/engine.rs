@@ -45,10 +45,12 @@
 //! indices are kept per phase so that a heartbeat with slots of one phase left never walks the
 //! entries of the other (that walk made a 10,000-job heartbeat cost ~0.9 ms; see `benches/`).
 
+mod admission;
 mod labels;
 mod preempt;
 mod table;
 
+pub use admission::{AmGateView, AmPhase, AmWait, AmWaitReason};
 pub use preempt::{Preemption, PreemptionRecord, RECENT_PREEMPTIONS};
 
 use std::collections::{BTreeSet, VecDeque};
@@ -160,6 +162,8 @@ struct Sched {
     accel_target: Option<u32>,
     /// Per slot pool: since when the job has been starved there (preemption, `engine/preempt.rs`).
     starved_since: [Option<Time>; 2],
+    /// Its tasks wait for its AM (`engine/admission.rs`; never while the AM gate is off).
+    am_gated: bool,
     index: [IndexSlot; 2],
     /// Listed in `Engine::changed` (its state changed since the last plan).
     changed: bool,
@@ -175,6 +179,7 @@ impl Default for Sched {
             locality_wait: None,
             accel_target: None,
             starved_since: [None, None],
+            am_gated: false,
             index: [IndexSlot::default(); 2],
             changed: false,
         }
@@ -232,6 +237,8 @@ pub struct Engine {
     changed: Vec<JobId>,
     /// Preemption decisions in flight, earmarked slots, recent kills (`engine/preempt.rs`).
     preempt: preempt::PreemptState,
+    /// AM containers and the gate's bookkeeping (`engine/admission.rs`).
+    admission: admission::AdmissionState,
     /// Pass-1 bookkeeping of one heartbeat: (original under entry, tentative key now in the set).
     touched: Vec<(UnderEntry, Option<u32>)>,
     stats: EngineStats,
@@ -269,6 +276,7 @@ impl Engine {
             choices: Vec::with_capacity(64),
             changed: Vec::new(),
             preempt: preempt::PreemptState::default(),
+            admission: admission::AdmissionState::default(),
             touched: Vec::with_capacity(64),
             stats: EngineStats::default(),
         }
@@ -287,8 +295,12 @@ impl Engine {
     /// Replaces the configuration and policy (operator refresh); the caller built `policy` for
     /// `config` through the registry, so a bad refresh fails there and the old ones stay.
     pub fn reconfigure(&mut self, config: EngineConfig, policy: Box<dyn Policy>, now: Time) {
+        let gate_off = self.config.am.enabled && !config.am.enabled;
         self.policy = policy;
         self.config = config;
+        if gate_off {
+            self.admission_off();
+        }
         self.replan(now);
     }
 
@@ -376,8 +388,13 @@ impl Engine {
     pub fn submit(&mut self, spec: JobSpec, now: Time) -> Result<(JobId, Admission)> {
         spec.validate()?;
         let id = self.jobs.next_id().ok_or_else(|| Error::job("job count", u32::MAX, "fewer than 2^32 - 1 jobs"))?;
-        self.jobs.push(Slot { state: JobState::new(id, spec), sched: Sched::default(), starts: Default::default() });
+        let am_gated = self.config.am.enabled;
+        let sched = Sched { am_gated, ..Sched::default() };
+        self.jobs.push(Slot { state: JobState::new(id, spec), sched, starts: Default::default() });
         self.active.push(id);
+        if am_gated {
+            self.admission.submitted(id, self.config.am.slots, now);
+        }
         let admission = {
             let snap = Snapshot::with_lookup(now, self.cluster(), &self.jobs, &self.active);
             self.policy.admit(&snap, id)
@@ -402,6 +419,7 @@ impl Engine {
     /// Frees an ended job's state, keeping its final state among the recent jobs.
     fn retire(&mut self, job: JobId, status: JobStatus, finished_ms: Option<Time>) {
         let Some(slot) = self.jobs.retire(job) else { return };
+        self.admission.forget(job);
         let mut state = slot.state;
         state.status = status;
         state.finished_ms = finished_ms;
@@ -472,8 +490,14 @@ impl Engine {
     }
 
     /// Sets the number of pending tasks of a phase (YARN: the AM's outstanding asks). Grows
-    /// `total` when the host asks for more tasks than announced.
+    /// `total` when the host asks for more tasks than announced. With the AM gate on, a count of 0
+    /// before the job's AM asked is ignored (the declared counts stay) and a positive one registers
+    /// the AM (`engine/admission.rs`).
     pub fn set_pending(&mut self, job: JobId, phase: Phase, pending: u32) -> Result<()> {
+        self.job_mut(job)?;
+        if self.am_pending_gate(job, pending, 0) == Some(false) {
+            return Ok(());
+        }
         let j = self.job_mut(job)?;
         let p = j.phase_mut(phase);
         p.pending = pending;
@@ -758,7 +782,7 @@ impl Engine {
     fn reindex(&mut self, job: JobId) {
         let Some(Slot { state: j, sched: s, .. }) = self.jobs.get_mut(job) else { return };
         let rank = s.label;
-        let planned = s.rank != u32::MAX && rank != NO_LABEL && j.is_active();
+        let planned = s.rank != u32::MAX && rank != NO_LABEL && j.is_active() && !s.am_gated;
         let mut want = [IndexSlot::default(); 2];
         for ph in Phase::ALL {
             if !planned || !j.runnable(ph) {
@@ -982,7 +1006,7 @@ impl Engine {
                 return;
             }
             let Some(j) = self.jobs.lookup(job) else { continue };
-            if !j.is_active() || !j.runnable(Phase::Map) {
+            if !j.is_active() || !j.runnable(Phase::Map) || self.tasks_gated(job) {
                 continue;
             }
             let want = acc_target.saturating_sub(j.map_pools.running[1]).min(j.phase(Phase::Map).pending);
@@ -1018,7 +1042,7 @@ impl Engine {
                 let mut picked = None;
                 for e in &self.plan.entries {
                     let Some(j) = self.jobs.lookup(e.job) else { continue };
-                    if !j.is_active() {
+                    if !j.is_active() || self.tasks_gated(e.job) {
                         continue;
                     }
                     if phase == Phase::Reduce && reserve_reduces && reserved >= cluster_free as u64 {

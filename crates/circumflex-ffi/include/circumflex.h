@@ -387,6 +387,37 @@ enum CircumflexStatus circumflex_tasks_preempted(struct CircumflexEngine *engine
                                                  char *err_buf,
                                                  size_t err_len);
 
+// Which waiting AMs may start at `now` (the AM gate, `circumflex.am.*`): writes their job ids in plan
+// order into `out` (up to `out_len`) and how many there are into `out_total`; a caller whose array was
+// too short grows it and calls again. Empty while the gate is off. Report each start with
+// [`circumflex_am_events`].
+//
+// # Safety
+// `out` must have `out_len` writable `int32_t`s (may be NULL when `out_len` is 0); `out_total`
+// writable; `err_buf` as for [`circumflex_engine_new`].
+enum CircumflexStatus circumflex_am_admissions(struct CircumflexEngine *engine,
+                                               int64_t now,
+                                               int32_t *out,
+                                               size_t out_len,
+                                               size_t *out_total,
+                                               char *err_buf,
+                                               size_t err_len);
+
+// Applies the first `count` AM events of `records` (4 `int64_t`s each: kind 0 requested / 1 started /
+// 2 registered / 3 finished, job, AM slots (0: as requested), time ms; `records_len` values in all);
+// writes how many were applied into `out_applied`, as [`circumflex_tasks_finished`].
+//
+// # Safety
+// `records` must have `records_len` readable `int64_t`s; `out_applied` writable; `err_buf` as for
+// [`circumflex_engine_new`].
+enum CircumflexStatus circumflex_am_events(struct CircumflexEngine *engine,
+                                           const int64_t *records,
+                                           size_t records_len,
+                                           int32_t count,
+                                           size_t *out_applied,
+                                           char *err_buf,
+                                           size_t err_len);
+
 #ifdef __cplusplus
 }  // extern "C"
 #endif  // __cplusplus

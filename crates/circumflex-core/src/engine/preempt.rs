@@ -198,7 +198,8 @@ impl Engine {
             let Some(Slot { state, sched, .. }) = self.jobs.get(job) else { continue };
             let mut deficit: u32 = phases
                 .iter()
-                .filter(|&&ph| state.runnable(ph))
+                // A job whose tasks wait for its AM (`engine/admission.rs`) cannot use a slot yet.
+                .filter(|&&ph| state.runnable(ph) && !sched.am_gated)
                 .map(|&ph| sched.target[ph.idx()].saturating_sub(state.phase(ph).running).min(state.phase(ph).pending))
                 .sum();
             let coming: u32 = self

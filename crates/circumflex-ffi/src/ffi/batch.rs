@@ -14,6 +14,10 @@
 //!   [`PREEMPTION_STRIDE`] `i32`s each (victim, phase, count, beneficiary) into a caller-owned array,
 //!   from the host's timer; [`tasks_preempted`]: the kills the host carried out, as packed `i64`
 //!   records of [`PREEMPTED_STRIDE`] (job, phase, node, ran ms, kill time), in one call.
+//! - [`am_admissions`]: which waiting AMs may start now (`Engine::am_admissions`, the AM gate of
+//!   `engine/admission.rs`), job ids in plan order into a caller-owned array, once per heartbeat batch;
+//!   [`am_events`]: AM requests, starts, registrations and ends as packed `i64` records of
+//!   [`AM_EVENT_STRIDE`] (kind, job, slots, time), in one call.
 //!
 //! Every record is checked before any is applied, and the error names the record (`records[3].phase
 //! = 7: expected ...`), so a malformed batch changes nothing. Then the records are applied in order
@@ -40,6 +44,17 @@ pub const FINISHED_STRIDE: usize = 6;
 pub const PREEMPTION_STRIDE: usize = 4;
 /// `i64`s per record of [`tasks_preempted`]: job, phase code, node, ran ms, kill time ms.
 pub const PREEMPTED_STRIDE: usize = 5;
+/// `i64`s per record of [`am_events`]: kind ([`AM_REQUESTED`] ..= [`AM_FINISHED`]), job, AM slots
+/// (0: as requested, or `circumflex.am.slots`), time ms.
+pub const AM_EVENT_STRIDE: usize = 4;
+/// [`am_events`] kind: the job's AM asks for a container (`Engine::am_requested`).
+pub const AM_REQUESTED: i64 = 0;
+/// [`am_events`] kind: the job's AM container runs (`Engine::am_started`).
+pub const AM_STARTED: i64 = 1;
+/// [`am_events`] kind: the job's AM asks for tasks (`Engine::am_registered`).
+pub const AM_REGISTERED: i64 = 2;
+/// [`am_events`] kind: the job's AM container ended (`Engine::am_finished`).
+pub const AM_FINISHED: i64 = 3;
 
 /// The records of a packed array: `count` records of `stride` values, refused if the array is short.
 fn records<T>(values: &[T], count: i32, stride: usize, what: &str) -> Result<usize, FfiError> {
@@ -264,6 +279,76 @@ pub fn tasks_preempted(h: &EngineHandle, packed: &[i64], count: i32) -> Result<u
     })
 }
 
+/// Which waiting AMs may start at `now` (`Engine::am_admissions`): writes their job ids in plan order
+/// into `out` (as many as fit) and returns how many there are; a caller whose array was too short
+/// grows it and calls again (the admissions stand until the host reports the AMs started). Empty
+/// while the AM gate is off.
+pub fn am_admissions(h: &EngineHandle, now: Time, out: &mut [i32]) -> Result<usize, FfiError> {
+    let now = time_arg("now", now)?;
+    h.with_engine(|e| {
+        let admitted = e.am_admissions(now);
+        for (slot, job) in out.iter_mut().zip(admitted) {
+            *slot = super::to_jint("job id", job.0)?;
+        }
+        Ok(admitted.len())
+    })
+}
+
+/// One checked record of [`am_events`].
+struct AmEvent {
+    kind: i64,
+    job: JobId,
+    slots: u32,
+    at: Time,
+}
+
+fn am_event_record(r: &[i64]) -> Result<AmEvent, FfiError> {
+    if !(AM_REQUESTED..=AM_FINISHED).contains(&r[0]) {
+        return Err(FfiError::Argument(format!(
+            "kind = {}: expected 0 (requested), 1 (started), 2 (registered) or 3 (finished)",
+            r[0]
+        )));
+    }
+    let job =
+        i32::try_from(r[1]).map_err(|_| FfiError::Argument(format!("job = {}: expected a 32-bit value", r[1])))?;
+    let slots =
+        i32::try_from(r[2]).map_err(|_| FfiError::Argument(format!("slots = {}: expected a 32-bit value", r[2])))?;
+    Ok(AmEvent {
+        kind: r[0],
+        job: JobId(id_arg("job", job)?),
+        slots: bounded_count_arg("slots", slots, super::MAX_NODE_SLOTS)?,
+        at: time_arg("now", r[3])?,
+    })
+}
+
+/// The first `count` records of `packed` ([`AM_EVENT_STRIDE`] each) are AM events, applied in order
+/// (`Engine::am_requested`, `am_started`, `am_registered`, `am_finished`; no-ops while the gate is off).
+/// Returns how many were applied; records naming a job the engine no longer knows are skipped, and a
+/// malformed record is refused by name before any is applied, as for [`tasks_finished`].
+pub fn am_events(h: &EngineHandle, packed: &[i64], count: i32) -> Result<usize, FfiError> {
+    let count = records(packed, count, AM_EVENT_STRIDE, "AM event")?;
+    let packed = &packed[..count * AM_EVENT_STRIDE];
+    for (i, r) in packed.chunks_exact(AM_EVENT_STRIDE).enumerate() {
+        am_event_record(r).map_err(|e| in_record(i, e))?;
+    }
+    h.with_engine(|e| {
+        let mut done = 0;
+        for r in packed.chunks_exact(AM_EVENT_STRIDE) {
+            let a = am_event_record(r)?;
+            let result = match a.kind {
+                AM_REQUESTED => e.am_requested(a.job, a.slots, a.at),
+                AM_STARTED => e.am_started(a.job, a.slots, a.at),
+                AM_REGISTERED => e.am_registered(a.job, a.at),
+                _ => e.am_finished(a.job, a.at),
+            };
+            if applied(result)? {
+                done += 1;
+            }
+        }
+        Ok(done)
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -456,6 +541,72 @@ mod tests {
             Ok(())
         })
         .expect("off");
+        close_handle(off).expect("close");
+    }
+
+    fn gated() -> i64 {
+        let config = BTreeMap::from([
+            ("circumflex.policy".to_string(), "fifo".to_string()),
+            ("circumflex.pool.mode".to_string(), "shared".to_string()),
+            ("circumflex.am.admission.enabled".to_string(), "true".to_string()),
+            ("circumflex.am.max.share".to_string(), "0.25".to_string()),
+        ]);
+        create_handle(&config).map(|a| a as i64).expect("engine")
+    }
+
+    #[test]
+    fn the_am_gate_crosses_in_batches_and_shows_who_waits_and_why() {
+        let raw = gated();
+        with_handle(raw, |h| {
+            let node = ops::add_node(h, "n0", "/r", 8, 0)?;
+            for k in 0..3 {
+                let job =
+                    submit_job_with(h, r#"{"mapreduce.job.maps":"4","mapreduce.job.reduces":"0"}"#, k, true, 0, 0)?;
+                assert_eq!(job, k as i32);
+            }
+            ops::tick(h, 3)?;
+            // AMs of 2 slots: the first is admitted alone (share 2 of 8), the others wait.
+            assert_eq!(am_events(h, &[AM_REQUESTED, 0, 2, 3, AM_REQUESTED, 1, 2, 3, AM_REQUESTED, 2, 2, 3], 3)?, 3);
+            let mut out = [-1i32; 1];
+            assert_eq!(am_admissions(h, 4, &mut out)?, 1);
+            assert_eq!(out, [0]);
+            let mut none = [0i32; 4];
+            assert_eq!(ops::node_update(h, node, 8, 0, 4, &mut none)?, 0, "no task before an AM registers");
+            assert_eq!(am_events(h, &[AM_STARTED, 0, 2, 5, AM_STARTED, 99, 2, 5], 2)?, 1, "job 99 skipped");
+            ops::set_node_capacity(h, node, 6, 0)?;
+            ops::set_pending(h, 0, 0, 4)?;
+            let mut choices = [0i32; 8];
+            assert_eq!(ops::node_update(h, node, 6, 0, 6, &mut choices)?, 1);
+            assert_eq!(&choices[..3], &[0, 0, 4], "job 0's four maps once its AM asked");
+            Ok(())
+        })
+        .expect("gate");
+        let s = status(raw);
+        let waiting = s["am_admission"]["waiting"].as_array().expect("waiting").clone();
+        assert_eq!(waiting.len(), 2, "{s}");
+        assert_eq!((waiting[0]["job"].as_i64(), waiting[0]["reason"].as_str()), (Some(1), Some("over_share")), "{s}");
+        assert_eq!(waiting[1]["reason"], "ranked_behind", "{s}");
+        assert_eq!(s["am_admission"]["gate"]["held"], 2, "{s}");
+        let html = with_handle(raw, |h| ops::status_html(h, 10)).expect("page");
+        assert!(html.contains("id=\"circumflex-am-waiting\"") && html.contains("over the AM share"), "{html}");
+        with_handle(raw, |h| {
+            let err = am_events(h, &[AM_STARTED, 0, 2, 5, 7, 0, 2, 5], 2).expect_err("bad kind");
+            assert!(err.to_string().contains("records[1].kind = 7"), "{err}");
+            let err = am_events(h, &[AM_STARTED, 0, -2, 5], 1).expect_err("negative slots");
+            assert!(err.to_string().contains("records[0].slots = -2"), "{err}");
+            Ok(())
+        })
+        .expect("refusals");
+        close_handle(raw).expect("close");
+        let off = handle("fifo");
+        with_handle(off, |h| {
+            submit_job_with(h, r#"{"mapreduce.job.maps":"1"}"#, 0, true, 0, 0)?;
+            assert_eq!(am_events(h, &[AM_REQUESTED, 0, 2, 0], 1)?, 1, "accepted, a no-op");
+            assert_eq!(am_admissions(h, 1, &mut [0; 4])?, 0, "off: nothing to admit");
+            Ok(())
+        })
+        .expect("off");
+        assert_eq!(status(off)["am_admission"]["waiting"].as_array().map(Vec::len), Some(0));
         close_handle(off).expect("close");
     }
 }

@@ -559,6 +559,18 @@ fn in_slice<'a, T>(name: &str, p: *const T, len: usize) -> Result<&'a [T], FfiEr
     Ok(unsafe { std::slice::from_raw_parts(p, len) })
 }
 
+/// The caller-owned output array `out` of `len` values (empty when `len` is 0, refused when NULL).
+fn out_slice<'a, T>(out: *mut T, len: usize) -> Result<&'a mut [T], FfiError> {
+    if len == 0 {
+        return Ok(&mut []);
+    }
+    if out.is_null() {
+        return Err(FfiError::Argument("out is NULL".to_string()));
+    }
+    // SAFETY: non-null, and the caller promises `len` writable values alive for the call.
+    Ok(unsafe { std::slice::from_raw_parts_mut(out, len) })
+}
+
 /// Reports the first `count` task starts of `records` (4 `int32_t`s each: job, phase, node,
 /// locality; `records_len` values in all) at `now`, in one call; writes how many were applied into
 /// `out_applied` (records naming a job or node the engine no longer knows are skipped). A malformed
@@ -667,14 +679,7 @@ pub unsafe extern "C" fn circumflex_plan_order(
     err_len: usize,
 ) -> CircumflexStatus {
     guard(err_buf, err_len, || {
-        let slice: &mut [i32] = if out_len == 0 {
-            &mut []
-        } else if out.is_null() {
-            return Err(FfiError::Argument("out is NULL".to_string()));
-        } else {
-            // SAFETY: non-null, and the caller promises out_len writable ints.
-            unsafe { std::slice::from_raw_parts_mut(out, out_len) }
-        };
+        let slice = out_slice(out, out_len)?;
         put(out_total, on_engine(engine, |h| super::batch::plan_order(h, slice))?)
     })
 }
@@ -700,14 +705,7 @@ pub unsafe extern "C" fn circumflex_preemptions(
     err_len: usize,
 ) -> CircumflexStatus {
     guard(err_buf, err_len, || {
-        let slice: &mut [i32] = if out_len == 0 {
-            &mut []
-        } else if out.is_null() {
-            return Err(FfiError::Argument("out is NULL".to_string()));
-        } else {
-            // SAFETY: non-null, and the caller promises out_len writable ints.
-            unsafe { std::slice::from_raw_parts_mut(out, out_len) }
-        };
+        let slice = out_slice(out, out_len)?;
         put(out_written, on_engine(engine, |h| super::batch::preemptions(h, now, slice))?)
     })
 }
@@ -732,6 +730,53 @@ pub unsafe extern "C" fn circumflex_tasks_preempted(
     guard(err_buf, err_len, || {
         let packed = in_slice("records", records, records_len)?;
         put(out_applied, on_engine(engine, |h| super::batch::tasks_preempted(h, packed, count))?)
+    })
+}
+
+/// Which waiting AMs may start at `now` (the AM gate, `circumflex.am.*`): writes their job ids in plan
+/// order into `out` (up to `out_len`) and how many there are into `out_total`; a caller whose array was
+/// too short grows it and calls again. Empty while the gate is off. Report each start with
+/// [`circumflex_am_events`].
+///
+/// # Safety
+/// `out` must have `out_len` writable `int32_t`s (may be NULL when `out_len` is 0); `out_total`
+/// writable; `err_buf` as for [`circumflex_engine_new`].
+#[no_mangle]
+pub unsafe extern "C" fn circumflex_am_admissions(
+    engine: *mut CircumflexEngine,
+    now: i64,
+    out: *mut i32,
+    out_len: usize,
+    out_total: *mut usize,
+    err_buf: *mut c_char,
+    err_len: usize,
+) -> CircumflexStatus {
+    guard(err_buf, err_len, || {
+        let slice = out_slice(out, out_len)?;
+        put(out_total, on_engine(engine, |h| super::batch::am_admissions(h, now, slice))?)
+    })
+}
+
+/// Applies the first `count` AM events of `records` (4 `int64_t`s each: kind 0 requested / 1 started /
+/// 2 registered / 3 finished, job, AM slots (0: as requested), time ms; `records_len` values in all);
+/// writes how many were applied into `out_applied`, as [`circumflex_tasks_finished`].
+///
+/// # Safety
+/// `records` must have `records_len` readable `int64_t`s; `out_applied` writable; `err_buf` as for
+/// [`circumflex_engine_new`].
+#[no_mangle]
+pub unsafe extern "C" fn circumflex_am_events(
+    engine: *mut CircumflexEngine,
+    records: *const i64,
+    records_len: usize,
+    count: i32,
+    out_applied: *mut usize,
+    err_buf: *mut c_char,
+    err_len: usize,
+) -> CircumflexStatus {
+    guard(err_buf, err_len, || {
+        let packed = in_slice("records", records, records_len)?;
+        put(out_applied, on_engine(engine, |h| super::batch::am_events(h, packed, count))?)
     })
 }
 

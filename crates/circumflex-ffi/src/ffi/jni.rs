@@ -600,22 +600,8 @@ pub extern "system" fn Java_io_circumflex_nativeapi_NativeEngine_nativePlanOrder
     handle: jlong,
     out: JIntArray<'local>,
 ) -> jint {
-    env.with_env(|env| -> Result<jint, FfiError> {
-        if out.is_null() {
-            return Err(FfiError::Argument("out is null".to_string()));
-        }
-        let capacity = out.len(env)?;
-        with_handle(handle, |h| {
-            let mut buffer = h.scratch.lock().unwrap_or_else(PoisonError::into_inner);
-            if buffer.len() < capacity {
-                buffer.resize(capacity, 0);
-            }
-            let total = super::batch::plan_order(h, &mut buffer[..capacity])?;
-            out.set_region(env, 0, &buffer[..total.min(capacity)])?;
-            Ok(i32::try_from(total).unwrap_or(i32::MAX))
-        })
-    })
-    .resolve::<ThrowCircumflex>()
+    env.with_env(|env| -> Result<jint, FfiError> { ids_out(env, handle, &out, super::batch::plan_order) })
+        .resolve::<ThrowCircumflex>()
 }
 
 /// `static native int nativePreemptions(long handle, long now, int[] out)`: asks the engine for
@@ -676,6 +662,72 @@ pub extern "system" fn Java_io_circumflex_nativeapi_NativeEngine_nativeTasksPree
             let mut buffer = h.scratch_long.lock().unwrap_or_else(PoisonError::into_inner);
             let packed = read_records(env, &records, count, super::batch::PREEMPTED_STRIDE, &mut buffer)?;
             Ok(super::batch::tasks_preempted(h, packed, count)? as jint)
+        })
+    })
+    .resolve::<ThrowCircumflex>()
+}
+
+/// `static native int nativeAmAdmissions(long handle, long now, int[] out)`: which waiting AMs may
+/// start at `now` (the AM gate, `circumflex.am.*`): writes their job ids in plan order into the
+/// caller-owned `out` (as many as fit) and returns how many there are; a caller whose array was too
+/// short grows it and calls again. Once per heartbeat batch while an AM waits; empty while the gate
+/// is off. The host places what fits and reports each start with `nativeAmEvents`.
+#[no_mangle]
+pub extern "system" fn Java_io_circumflex_nativeapi_NativeEngine_nativeAmAdmissions<'local>(
+    mut env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    handle: jlong,
+    now: jlong,
+    out: JIntArray<'local>,
+) -> jint {
+    env.with_env(|env| -> Result<jint, FfiError> {
+        ids_out(env, handle, &out, |h, buffer| super::batch::am_admissions(h, now, buffer))
+    })
+    .resolve::<ThrowCircumflex>()
+}
+
+/// The calls that write engine job ids into a caller-owned `int[]` and return how many there are (a
+/// caller whose array was too short grows it and calls again): `fill` writes into the handle's scratch
+/// buffer, sized to the array, and the ids that fit are copied out.
+fn ids_out(
+    env: &mut Env<'_>,
+    handle: jlong,
+    out: &JIntArray<'_>,
+    fill: impl FnOnce(&super::EngineHandle, &mut [i32]) -> Result<usize, FfiError>,
+) -> Result<jint, FfiError> {
+    if out.is_null() {
+        return Err(FfiError::Argument("out is null".to_string()));
+    }
+    let capacity = out.len(env)?;
+    with_handle(handle, |h| {
+        let mut buffer = h.scratch.lock().unwrap_or_else(PoisonError::into_inner);
+        if buffer.len() < capacity {
+            buffer.resize(capacity, 0);
+        }
+        let total = fill(h, &mut buffer[..capacity])?;
+        out.set_region(env, 0, &buffer[..total.min(capacity)])?;
+        Ok(i32::try_from(total).unwrap_or(i32::MAX))
+    })
+}
+
+/// `static native int nativeAmEvents(long handle, long[] records, int count)`: the first `count`
+/// records of the caller-owned `records` (4 longs each: kind 0 requested / 1 started / 2 registered
+/// / 3 finished, job, AM slots (0: as requested), time ms) are AM events, applied in order. Returns
+/// how many were applied; records naming a job the engine no longer knows are skipped. A malformed
+/// record is an `IllegalArgumentException` naming it, and then nothing is applied.
+#[no_mangle]
+pub extern "system" fn Java_io_circumflex_nativeapi_NativeEngine_nativeAmEvents<'local>(
+    mut env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    handle: jlong,
+    records: JLongArray<'local>,
+    count: jint,
+) -> jint {
+    env.with_env(|env| -> Result<jint, FfiError> {
+        with_handle(handle, |h| {
+            let mut buffer = h.scratch_long.lock().unwrap_or_else(PoisonError::into_inner);
+            let packed = read_records(env, &records, count, super::batch::AM_EVENT_STRIDE, &mut buffer)?;
+            Ok(super::batch::am_events(h, packed, count)? as jint)
         })
     })
     .resolve::<ThrowCircumflex>()

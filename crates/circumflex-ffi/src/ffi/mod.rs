@@ -36,7 +36,9 @@
 //!
 //! **Decision: a refresh may not change the slot model.** [`ops::reconfigure`] swaps policy and
 //! parameters through `Engine::reconfigure`, but refuses a new `circumflex.pool.mode`: node
-//! capacities and running counts were reported in the old model and would be misread.
+//! capacities and running counts were reported in the old model and would be misread. Likewise it
+//! refuses turning the AM gate (`circumflex.am.admission.enabled`) on or off: a host places AMs by the
+//! gate's answers, and jobs submitted under the other rule would be stranded (its share may change).
 
 pub mod batch;
 pub mod capi;
@@ -518,6 +520,18 @@ pub mod ops {
                     )
                     .into());
                 }
+                if config.am.enabled != e.config().am.enabled {
+                    // Jobs whose AM the gate holds (or AMs a host placed without it) would be stranded.
+                    return Err(Error::config(
+                        circumflex_core::config::KEY_AM_ADMISSION,
+                        config.am.enabled.to_string(),
+                        format!(
+                            "the running value ({}): the AM gate cannot be turned on or off without a restart",
+                            e.config().am.enabled
+                        ),
+                    )
+                    .into());
+                }
                 e.reconfigure(config, policy, now);
                 log::info!(
                     "refreshed: policy {old_policy} -> {}, {} active jobs re-planned",
@@ -718,6 +732,11 @@ pub mod ops {
                     in_flight: e.preemptions_in_flight(),
                     recent: e.recent_preemptions().rev().collect(),
                 },
+                am_admission: AmAdmissionView {
+                    config: e.config().am,
+                    gate: e.am_gate_view(),
+                    waiting: e.am_waiting(),
+                },
                 jobs,
             };
             f(&status)
@@ -801,7 +820,17 @@ struct Status<'a> {
     scans: &'a [circumflex_core::policy::PlanScan],
     decisions: &'a [AdmissionRecord],
     preemption: PreemptionView<'a>,
+    am_admission: AmAdmissionView,
     jobs: Vec<JobStatusView<'a>>,
+}
+
+/// The AM gate as the status shows it (`circumflex.am.*`, `engine/admission.rs`): the keys, the
+/// gate's figures, and every job whose AM has not started, in gate order, with why.
+#[derive(Serialize)]
+struct AmAdmissionView {
+    config: circumflex_core::config::AmAdmissionConfig,
+    gate: circumflex_core::engine::AmGateView,
+    waiting: Vec<circumflex_core::engine::AmWait>,
 }
 
 /// Preemption as the status shows it: the keys, the tasks asked back and not yet killed, and the

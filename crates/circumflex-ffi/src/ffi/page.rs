@@ -30,6 +30,7 @@ pub(super) fn render(s: &Status<'_>) -> String {
     jobs(&mut out, s);
     decisions(&mut out, s);
     preemptions(&mut out, s);
+    am_waiting(&mut out, s);
     flows(&mut out, s);
     datasets(&mut out, s);
     scans(&mut out, s);
@@ -55,7 +56,23 @@ fn summary(out: &mut String, s: &Status<'_>) {
     } else {
         "off".to_string()
     };
-    let rows: [(&str, String); 15] = [
+    let a = &s.am_admission;
+    let am = if a.config.enabled {
+        format!(
+            "on (AMs hold at most {} of the pool, AMs of {} slot(s) unless the host says); {} running, {} of {} \
+             slots held (limit {}); {} waiting",
+            a.config.max_share,
+            a.config.slots,
+            a.gate.running,
+            a.gate.held,
+            a.gate.capacity,
+            a.gate.limit,
+            a.waiting.len()
+        )
+    } else {
+        "off".to_string()
+    };
+    let rows: [(&str, String); 16] = [
         ("Policy", escape(s.policy)),
         ("Objective", escape(s.objective.unwrap_or("(policy default)"))),
         ("Epoch", format!("{} ms", s.epoch_ms)),
@@ -70,6 +87,7 @@ fn summary(out: &mut String, s: &Status<'_>) {
         ("Jobs finished", s.stats.finished.to_string()),
         ("Deadline misses", s.deadline_misses.to_string()),
         ("Preemption", preemption),
+        ("AM admission", am),
         ("Parameters", if params.is_empty() { "(none)".to_string() } else { params }),
     ];
     out.push_str("<h2>Circumflex scheduler</h2>\n<table id=\"circumflex-summary\" class=\"info\">\n");
@@ -160,6 +178,32 @@ fn preemptions(out: &mut String, s: &Status<'_>) {
                 Phase::Reduce => "reduce",
             },
             r.lost_ms as f64 / 1000.0,
+        );
+    }
+    out.push_str("</tbody>\n</table>\n");
+}
+
+fn am_waiting(out: &mut String, s: &Status<'_>) {
+    use circumflex_core::engine::AmWaitReason;
+    out.push_str(
+        "<h3>Jobs waiting for an AM</h3>\n<table id=\"circumflex-am-waiting\">\n<thead><tr><th>Job</th><th>Id</th>\
+         <th>Plan rank</th><th>AM slots</th><th>Waiting since</th><th>Why</th></tr></thead>\n<tbody>\n",
+    );
+    for w in &s.am_admission.waiting {
+        let why = match w.reason {
+            AmWaitReason::Admitted => "admitted: waiting for a container",
+            AmWaitReason::OverShare => "over the AM share",
+            AmWaitReason::RankedBehind => "ranked behind a waiting AM",
+            AmWaitReason::NoCapacity => "no capacity: would take the last task slot",
+        };
+        let rank = if w.rank == u32::MAX { "-".to_string() } else { (w.rank + 1).to_string() };
+        let _ = writeln!(
+            out,
+            "<tr><td>{}</td><td>{}</td><td>{rank}</td><td>{}</td><td>{}</td><td>{why}</td></tr>",
+            w.job.0,
+            escape(external_id(s, w.job.0)),
+            w.slots,
+            relative(w.since_ms, s.now),
         );
     }
     out.push_str("</tbody>\n</table>\n");

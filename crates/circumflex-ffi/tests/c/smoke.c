@@ -211,6 +211,20 @@ int main(void) {
             strstr(err, "records[0].phase = 2"),
         "a malformed kill record is CIRCUMFLEX_ARGUMENT naming it");
 
+  /* AM admission: the gate is off here, so nothing is admitted and AM events are accepted no-ops. */
+  int32_t admitted[4];
+  size_t admitted_total = 99;
+  CHECK(circumflex_am_admissions(e, 7300, admitted, 4, &admitted_total, err, sizeof err) == CIRCUMFLEX_OK &&
+            admitted_total == 0,
+        "with the AM gate off nothing waits to be admitted");
+  int64_t am_events[] = {0, c, 2, 7300, 1, 99, 2, 7300};
+  CHECK(circumflex_am_events(e, am_events, 8, 2, &applied, err, sizeof err) == CIRCUMFLEX_OK && applied == 1,
+        "AM events in one call; an unknown job is skipped");
+  int64_t bad_am[] = {7, c, 2, 7300};
+  CHECK(circumflex_am_events(e, bad_am, 4, 1, &applied, err, sizeof err) == CIRCUMFLEX_ARGUMENT &&
+            strstr(err, "records[0].kind = 7"),
+        "a malformed AM event is CIRCUMFLEX_ARGUMENT naming it");
+
   char tiny[8];
   circumflex_task_started(e, 99, 0, node, 0, 3, tiny, sizeof tiny);
   CHECK(strlen(tiny) == sizeof tiny - 1, "messages are truncated to the buffer, NUL-terminated");

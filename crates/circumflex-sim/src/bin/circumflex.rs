@@ -20,7 +20,9 @@ use circumflex_core::policy::PoolMode;
 use circumflex_core::{EngineConfig, Error, Result};
 use circumflex_sim::sim::report::{self, RunRow};
 use circumflex_sim::sim::simulator::policy_label;
-use circumflex_sim::sim::{workload_rng, ClusterSpec, SimConfig, SimResult, Simulation, SyntheticSpec, Workload};
+use circumflex_sim::sim::{
+    workload_rng, AmOrder, ClusterSpec, SimConfig, SimResult, Simulation, SyntheticSpec, Workload, YarnModel,
+};
 use circumflex_sim::trace::swim::SwimModel;
 
 #[derive(Parser, Debug)]
@@ -294,6 +296,15 @@ enum Study {
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
+enum AmOrderArg {
+    /// Every waiting AM before any task, in arrival order (the Circumflex shim without the gate; the
+    /// FairScheduler).
+    Eager,
+    /// AMs get what earlier jobs' tasks leave, in arrival order (the CapacityScheduler's FIFO queue).
+    Queue,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
 enum PoolArg {
     /// Separate map and reduce slots (MRv1 TaskTrackers).
     Split,
@@ -338,6 +349,20 @@ struct RunArgs {
     /// the per-job files: the per-job timelines of a diagnosis (`docs/quality.md`).
     #[arg(long)]
     record_tasks: bool,
+    /// YARN mechanics: slots of each job's AM container, held for the job's life (0 = no AMs; shared
+    /// pool only). With `--param circumflex.am.admission.enabled=true` the engine's AM gate decides when
+    /// each starts (`docs/simulator.md`, "YARN mechanics").
+    #[arg(long, default_value_t = 0)]
+    am_slots: u32,
+    /// YARN mechanics: from an AM container's start to its first ask, ms.
+    #[arg(long, default_value_t = 0)]
+    am_startup_ms: i64,
+    /// YARN mechanics: from a task container's launch to the start of its work, ms.
+    #[arg(long, default_value_t = 0)]
+    launch_ms: i64,
+    /// YARN mechanics: how AMs start while the engine's AM gate is off.
+    #[arg(long, value_enum, default_value_t = AmOrderArg::Eager)]
+    am_order: AmOrderArg,
     /// Replicas per map input block for the locality model (0 = every map is node-local).
     #[arg(long, default_value_t = 3)]
     replicas: u32,
@@ -490,6 +515,15 @@ impl RunArgs {
             seed: self.seed,
             record_tasks: self.record_tasks,
             idle_heartbeats: self.idle_heartbeats,
+            yarn: YarnModel {
+                am_slots: self.am_slots,
+                am_startup_ms: self.am_startup_ms,
+                launch_ms: self.launch_ms,
+                am_order: match self.am_order {
+                    AmOrderArg::Eager => AmOrder::Eager,
+                    AmOrderArg::Queue => AmOrder::Queue,
+                },
+            },
         })
     }
 }

@@ -155,6 +155,48 @@ pub struct SimConfig {
     /// skipping them changes no outcome, which a property test checks with this switch.
     #[serde(default)]
     pub idle_heartbeats: bool,
+    /// YARN's container mechanics (AM containers, AM start-up, container launch): off by default, and
+    /// then not serialized, so every result written before it existed reads and compares the same.
+    #[serde(default, skip_serializing_if = "YarnModel::is_off")]
+    pub yarn: YarnModel,
+}
+
+/// How AM containers start when the engine's AM gate is off (with the gate on, the engine decides).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AmOrder {
+    /// Every waiting AM before any task, in arrival order: the Circumflex YARN shim without the gate,
+    /// and the FairScheduler (an application without its AM has the smallest share).
+    #[default]
+    Eager,
+    /// AMs get what the tasks of the jobs before them leave, in arrival order: the CapacityScheduler's
+    /// FIFO queue, where an AM request waits behind every earlier application's asks.
+    Queue,
+}
+
+/// YARN's container mechanics as the simulator models them (`docs/simulator.md`, "YARN mechanics").
+/// With `am_slots > 0` every job first needs an AM container of that many slots, held on its node for
+/// the job's whole life; its tasks become known and runnable `am_startup_ms` after the AM container
+/// starts (the shim then learns the job's asks), as on YARN. Each task container holds its slot for
+/// `launch_ms` before its work starts (container launch and JVM start-up).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct YarnModel {
+    /// Slots of one AM container; 0: no AM containers.
+    pub am_slots: u32,
+    /// From an AM container's start to its first ask, ms.
+    pub am_startup_ms: Time,
+    /// From a task container's launch to the start of its work, ms.
+    pub launch_ms: Time,
+    /// How AMs start while the engine's AM gate is off.
+    #[serde(default)]
+    pub am_order: AmOrder,
+}
+
+impl YarnModel {
+    /// Whether nothing of YARN's mechanics is modelled.
+    pub fn is_off(&self) -> bool {
+        self.am_slots == 0 && self.launch_ms == 0
+    }
 }
 
 impl Default for SimConfig {
@@ -168,6 +210,7 @@ impl Default for SimConfig {
             seed: 1,
             record_tasks: false,
             idle_heartbeats: false,
+            yarn: YarnModel::default(),
         }
     }
 }
@@ -182,6 +225,29 @@ impl SimConfig {
         if !(1..=3_600_000).contains(&self.engine.epoch_ms) {
             return Err(Error::config(circumflex_core::config::KEY_EPOCH_MS, self.engine.epoch_ms, "1 ..= 3600000"));
         }
+        let y = &self.yarn;
+        if y.am_startup_ms < 0 || y.launch_ms < 0 || y.am_startup_ms > 3_600_000 || y.launch_ms > 3_600_000 {
+            return Err(Error::config(
+                "am-startup-ms / launch-ms",
+                format!("{} / {}", y.am_startup_ms, y.launch_ms),
+                "0 ..= 3600000",
+            ));
+        }
+        let node_slots = self.cluster.node_capacity()[0];
+        if y.am_slots > 0 && (self.cluster.pool != PoolMode::Shared || y.am_slots >= node_slots) {
+            return Err(Error::config(
+                "am-slots",
+                y.am_slots,
+                format!("AM containers in a shared pool only, smaller than a node ({node_slots} slots)"),
+            ));
+        }
+        if self.engine.am.enabled && y.am_slots == 0 {
+            return Err(Error::config(
+                circumflex_core::config::KEY_AM_ADMISSION,
+                "true",
+                "the simulator's AM containers (am-slots > 0) for the gate to admit",
+            ));
+        }
         if self.replicas > self.cluster.nodes {
             return Err(Error::config("replicas", self.replicas, format!("0 ..= nodes ({})", self.cluster.nodes)));
         }
@@ -191,3 +257,5 @@ impl SimConfig {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod yarn_tests;

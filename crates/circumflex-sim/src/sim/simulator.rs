@@ -28,6 +28,17 @@
 //! rack-local) placement launches a pending map whose data is on the node (or its rack) if one exists,
 //! else it is skipped, which is how delay scheduling is exercised. A map always launches at the best level
 //! available. Without the model every map counts as node-local. Reduces have no locality.
+//!
+//! **YARN mechanics** ([`crate::sim::YarnModel`], off by default). With AM containers every arriving job
+//! is submitted with pending counts of 0, as the YARN shim submits it (with the engine's AM gate on, the
+//! engine keeps the declared counts and plans the job at once), and waits for its AM container. A node's
+//! heartbeat places waiting AMs first where they fit (the shim without the gate, and the FairScheduler:
+//! [`crate::sim::AmOrder::Eager`]), after the tasks (the CapacityScheduler's queue:
+//! [`crate::sim::AmOrder::Queue`]), or the ones the engine's gate admits (`Engine::am_admissions`, in plan
+//! order, reported with `Engine::am_started`); the node's engine capacity drops by the AM's slots, as the
+//! shim lowers it. `am_startup_ms` later the AM asks: the job's pending counts are set to its declared
+//! ones (which registers it with the gate). The AM's slots are freed when the job ends. Each task holds its
+//! slot `launch_ms` before its work starts; the engine sees the launch at the start and the end after both.
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
@@ -38,7 +49,7 @@ use serde::{Deserialize, Serialize};
 use crate::sim::metrics::{isolated_time, JobRecord, LocalityMix, Summary};
 use crate::sim::workload::Workload;
 use crate::sim::{sim_rng, ClusterSpec, SimConfig, SimRng};
-use circumflex_core::engine::{Choice, Engine};
+use circumflex_core::engine::{AmPhase, Choice, Engine};
 use circumflex_core::error::{Error, Result};
 use circumflex_core::model::{JobId, JobStatus, Locality, NodeId, Phase, Time};
 use circumflex_core::policy::{Admission, PoolMode};
@@ -56,6 +67,8 @@ enum Event {
     Kill { task: u32 },
     /// The epoch timer fires.
     Epoch,
+    /// The AM of the job at this workload index asks for its tasks (YARN mechanics).
+    AmReady(u32),
 }
 
 impl Event {
@@ -64,7 +77,7 @@ impl Event {
     fn order(&self) -> (u8, u32) {
         match *self {
             Event::Arrival(_) => (0, 0),
-            Event::TaskDone { .. } | Event::Kill { .. } => (1, 0),
+            Event::TaskDone { .. } | Event::Kill { .. } | Event::AmReady(_) => (1, 0),
             Event::Epoch => (2, 0),
             Event::Heartbeat { node, .. } => (3, node),
         }
@@ -146,6 +159,8 @@ struct SimNode {
     /// Whether a (current-generation) heartbeat is scheduled.
     scheduled: bool,
     generation: u32,
+    /// Slots held by AM containers (YARN mechanics).
+    am: u32,
 }
 
 /// A launched task until it ends or is killed.
@@ -188,6 +203,8 @@ struct JobRun {
     requeued: [Vec<u32>; 2],
     start_ms: Option<Time>,
     finish_ms: Option<Time>,
+    /// The node of its AM container (YARN mechanics).
+    am_node: Option<u32>,
 }
 
 /// Where a run stands, as [`Simulation::run_observed`] reports it.
@@ -239,6 +256,8 @@ pub struct Simulation<'w> {
     /// Heartbeats in a row that launched nothing while no task was running anywhere.
     idle_heartbeats: u64,
     running_tasks: u64,
+    /// Jobs waiting for their AM container, workload indices in arrival order (YARN mechanics).
+    am_waiting: Vec<u32>,
 }
 
 impl std::fmt::Debug for Simulation<'_> {
@@ -261,7 +280,7 @@ impl<'w> Simulation<'w> {
             let rack = (i as u64 * c.racks as u64 / c.nodes as u64) as u32;
             engine.add_node(&format!("node{i}"), &format!("/rack{rack}"), cap[0], cap[1]);
             let anchor = (i as i64 * config.heartbeat_ms) / c.nodes as i64;
-            nodes.push(SimNode { rack, free: cap, anchor, last: None, scheduled: false, generation: 0 });
+            nodes.push(SimNode { rack, free: cap, anchor, last: None, scheduled: false, generation: 0, am: 0 });
         }
         let rng = sim_rng(config.seed);
         let record = config.record_tasks;
@@ -291,6 +310,7 @@ impl<'w> Simulation<'w> {
             preempted_lost_ms: 0,
             idle_heartbeats: 0,
             running_tasks: 0,
+            am_waiting: Vec::new(),
             unfinished: workload.jobs.len() as u64,
         })
     }
@@ -350,6 +370,7 @@ impl<'w> Simulation<'w> {
                 }
                 Event::Kill { task } => self.on_kill(task)?,
                 Event::Epoch => self.on_epoch(),
+                Event::AmReady(i) => self.on_am_ready(i as usize)?,
             }
             if self.events & 0x3fff == 0 {
                 observe(&Progress { events: self.events, done, total, active: self.active as u64, now: self.now });
@@ -375,6 +396,16 @@ impl<'w> Simulation<'w> {
         self.active += 1;
         if self.config.replicas > 0 {
             self.place_replicas(i);
+        }
+        if self.config.yarn.am_slots > 0 {
+            // As the YARN shim submits: nothing asked yet (the gate, when on, keeps the declared counts).
+            self.engine.set_pending(id, Phase::Map, 0)?;
+            self.engine.set_pending(id, Phase::Reduce, 0)?;
+            self.engine.am_requested(id, self.config.yarn.am_slots, now)?;
+            self.am_waiting.push(i as u32);
+            for ni in 0..self.nodes.len() {
+                self.wake(ni);
+            }
         }
         self.refresh_runnable(i);
         if !self.epoch_scheduled {
@@ -433,6 +464,10 @@ impl<'w> Simulation<'w> {
             n.last = Some(now);
         }
         let always = self.config.idle_heartbeats;
+        let queue_ams = self.config.yarn.am_order == crate::sim::AmOrder::Queue && !self.config.engine.am.enabled;
+        if !self.am_waiting.is_empty() && !queue_ams {
+            self.place_ams(ni)?;
+        }
         if always || self.useful(ni) {
             // The true free slots, even in pools with nothing runnable: the engine bounds the choices of
             // one heartbeat (delay-scheduling skips included) by the node's total free slots.
@@ -446,6 +481,9 @@ impl<'w> Simulation<'w> {
                 launched += self.launch(c, ni)?;
             }
             self.check_progress(launched)?;
+        }
+        if !self.am_waiting.is_empty() && queue_ams {
+            self.place_ams(ni)?;
         }
         let again = if always { self.unfinished > 0 } else { self.useful(ni) };
         if again && !self.nodes[ni].scheduled {
@@ -505,6 +543,9 @@ impl<'w> Simulation<'w> {
         if finished {
             self.jobs[wi].finish_ms = Some(now);
             self.active -= 1;
+            if let Some(am_node) = self.jobs[wi].am_node.take() {
+                self.am_released(am_node as usize)?;
+            }
         }
         self.refresh_runnable(wi);
         self.slot_freed(ni);
@@ -555,7 +596,9 @@ impl<'w> Simulation<'w> {
             };
             let Some((task, locality)) = picked else { break };
             let accelerated = self.engine.nodes().get(ni).is_some_and(|n| n.accelerated);
-            let duration = self.workload.jobs[wi].duration_on(c.phase, task as usize, accelerated)?;
+            // The container holds its slot while it launches (YARN mechanics), then the task's work runs.
+            let duration =
+                self.workload.jobs[wi].duration_on(c.phase, task as usize, accelerated)? + self.config.yarn.launch_ms;
             self.engine.task_started(c.job, c.phase, NodeId(ni as u32), locality, self.now)?;
             self.nodes[ni].free[pool] -= 1;
             self.running_tasks += 1;
@@ -728,6 +771,62 @@ impl<'w> Simulation<'w> {
         Ok(())
     }
 
+    // ----- YARN mechanics: AM containers ------------------------------------------------------
+
+    /// Places waiting AM containers on node `ni` while they fit (module docs): the gate's admissions in
+    /// plan order, or every waiting AM in arrival order; stops at the first that does not fit (the shim
+    /// reserves the node for it).
+    fn place_ams(&mut self, ni: usize) -> Result<()> {
+        let slots = self.config.yarn.am_slots;
+        let order: Vec<u32> = if self.config.engine.am.enabled {
+            let admitted = self.engine.am_admissions(self.now);
+            admitted.iter().filter_map(|j| self.by_engine_id.get(j.0 as usize).copied()).collect()
+        } else {
+            self.am_waiting.clone()
+        };
+        for wi in order {
+            if self.nodes[ni].free[0] < slots {
+                break;
+            }
+            let Some(id) = self.jobs[wi as usize].engine_id else { continue };
+            self.nodes[ni].free[0] -= slots;
+            self.nodes[ni].am += slots;
+            let cap = self.config.cluster.node_capacity();
+            self.engine.set_node_capacity(NodeId(ni as u32), cap[0] - self.nodes[ni].am, cap[1])?;
+            self.engine.am_started(id, slots, self.now)?;
+            self.jobs[wi as usize].am_node = Some(ni as u32);
+            self.am_waiting.retain(|&w| w != wi);
+            self.schedule(self.now + self.config.yarn.am_startup_ms, Event::AmReady(wi));
+        }
+        Ok(())
+    }
+
+    /// The AM of job `wi` asks for its tasks: its declared counts become pending (registering it with
+    /// the engine's gate).
+    fn on_am_ready(&mut self, wi: usize) -> Result<()> {
+        let Some(id) = self.jobs[wi].engine_id else { return Ok(()) };
+        if self.jobs[wi].finish_ms.is_some() {
+            return Ok(());
+        }
+        let job = &self.workload.jobs[wi];
+        let (maps, reduces) = (job.map_ms.len() as u32, job.reduce_ms.len() as u32);
+        self.engine.set_pending(id, Phase::Map, maps)?;
+        self.engine.set_pending(id, Phase::Reduce, reduces)?;
+        self.refresh_runnable(wi);
+        Ok(())
+    }
+
+    /// An AM container on node `ni` ended: its slots are task capacity again.
+    fn am_released(&mut self, ni: usize) -> Result<()> {
+        let slots = self.config.yarn.am_slots;
+        self.nodes[ni].free[0] += slots;
+        self.nodes[ni].am -= slots;
+        let cap = self.config.cluster.node_capacity();
+        self.engine.set_node_capacity(NodeId(ni as u32), cap[0] - self.nodes[ni].am, cap[1])?;
+        self.slot_freed(ni);
+        Ok(())
+    }
+
     // ----- heartbeat bookkeeping -----------------------------------------------------------
 
     #[inline]
@@ -742,7 +841,9 @@ impl<'w> Simulation<'w> {
     #[inline]
     fn useful(&self, ni: usize) -> bool {
         let f = self.nodes[ni].free;
-        (f[0] > 0 && self.runnable[0] > 0) || (f[1] > 0 && self.runnable[1] > 0)
+        (f[0] > 0 && self.runnable[0] > 0)
+            || (f[1] > 0 && self.runnable[1] > 0)
+            || (!self.am_waiting.is_empty() && f[0] >= self.config.yarn.am_slots)
     }
 
     fn schedule_heartbeat(&mut self, ni: usize, at: Time) {
@@ -770,7 +871,11 @@ impl<'w> Simulation<'w> {
     /// pool that goes from nothing runnable to something runnable.
     fn refresh_runnable(&mut self, wi: usize) {
         let mut now_runnable = [0u64; 2];
-        if let Some(j) = self.jobs[wi].engine_id.and_then(|id| self.engine.job(id)) {
+        // A job whose tasks wait for its AM (the engine's gate) has nothing runnable yet.
+        let gated = |e: &Engine, id: JobId| e.am_phase(id).is_some_and(|p| p != AmPhase::Registered);
+        if let Some(j) =
+            self.jobs[wi].engine_id.filter(|&id| !gated(&self.engine, id)).and_then(|id| self.engine.job(id))
+        {
             for ph in Phase::ALL {
                 if j.runnable(ph) {
                     now_runnable[self.pool_of(ph)] += j.phase(ph).pending as u64;

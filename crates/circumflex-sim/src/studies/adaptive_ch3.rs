@@ -205,6 +205,7 @@ fn sim_config(policy: &str, params: &[(&str, String)], replicas: u32, delays: u3
         seed,
         record_tasks: true,
         idle_heartbeats: false,
+        yarn: Default::default(),
     }
 }
 

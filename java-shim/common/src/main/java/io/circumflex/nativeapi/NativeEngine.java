@@ -45,6 +45,16 @@ public final class NativeEngine implements AutoCloseable {
   public static final int PREEMPTION_STRIDE = 4;
   /** Longs per record of {@link #tasksPreempted}: job, phase, node, ran ms, kill time. */
   public static final int PREEMPTED_STRIDE = 5;
+  /** Longs per record of {@link #amEvents}: kind, job, AM slots (0: as requested), time ms. */
+  public static final int AM_EVENT_STRIDE = 4;
+  /** {@link #amEvents} kind: the job's AM asks for a container. */
+  public static final long AM_REQUESTED = 0;
+  /** {@link #amEvents} kind: the job's AM container runs. */
+  public static final long AM_STARTED = 1;
+  /** {@link #amEvents} kind: the job's AM asks for tasks. */
+  public static final long AM_REGISTERED = 2;
+  /** {@link #amEvents} kind: the job's AM container ended. */
+  public static final long AM_FINISHED = 3;
 
   private static String version;
 
@@ -190,6 +200,26 @@ public final class NativeEngine implements AutoCloseable {
     return nativeTasksPreempted(handle, records, count);
   }
 
+  /**
+   * Which waiting AMs may start at {@code now} (the engine's AM gate, {@code circumflex.am.*}): writes
+   * their engine job ids in plan order into {@code out} (as many as fit) and returns how many there are;
+   * a caller whose array was too short grows it and calls again. Once per heartbeat batch while an AM
+   * waits; empty while the gate is off.
+   */
+  public int amAdmissions(long now, int[] out) {
+    return nativeAmAdmissions(handle, now, out);
+  }
+
+  /**
+   * Applies the first {@code count} AM events of {@code records} ({@link #AM_EVENT_STRIDE} longs each:
+   * kind {@link #AM_REQUESTED} .. {@link #AM_FINISHED}, job, AM slots, time ms) in one call; returns how
+   * many were applied (records of jobs the engine no longer knows are skipped). No-ops while the gate is
+   * off.
+   */
+  public int amEvents(long[] records, int count) {
+    return nativeAmEvents(handle, records, count);
+  }
+
   /** Sets how many tasks of {@code phase} wait for a slot. */
   public void setPending(int job, int phase, int pending) {
     nativeSetPending(handle, job, phase, pending);
@@ -326,6 +356,10 @@ public final class NativeEngine implements AutoCloseable {
   private static native int nativePreemptions(long handle, long now, int[] out);
 
   private static native int nativeTasksPreempted(long handle, long[] records, int count);
+
+  private static native int nativeAmAdmissions(long handle, long now, int[] out);
+
+  private static native int nativeAmEvents(long handle, long[] records, int count);
 
   private static native void nativeSetReducesReady(long handle, int job, boolean ready);
 

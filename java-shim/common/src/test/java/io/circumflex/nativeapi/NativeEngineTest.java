@@ -303,4 +303,36 @@ public class NativeEngineTest {
     assertEquals(2, n);
     assertEquals(java.util.Arrays.asList("WARN|circumflex.native.a.b|one\ntwo", "WARN|circumflex.native.c|three"), seen);
   }
+
+  @Test
+  public void theAmGateAdmitsInPlanOrderAndGatesTasksUntilTheAmAsks() {
+    Map<String, String> config = instantConfig("fifo");
+    config.put("circumflex.am.admission.enabled", "true");
+    config.put("circumflex.am.max.share", "0.25");
+    try (NativeEngine e = NativeEngine.create(config)) {
+      int node = e.addNode("h1", "/r1", 8, 0);
+      int first = e.submitJob(job(3, 0), 0, true, 0, 0);
+      int second = e.submitJob(job(1, 0), 1, true, 0, 0);
+      long[] events = {NativeEngine.AM_REQUESTED, first, 2, 2, NativeEngine.AM_REQUESTED, second, 2, 2};
+      assertEquals(2, e.amEvents(events, 2));
+      int[] admitted = new int[4];
+      assertEquals("one AM of 2 slots within a quarter of 8", 1, e.amAdmissions(3, admitted));
+      assertEquals(first, admitted[0]);
+      int[] choices = new int[4 * NativeEngine.CHOICE_STRIDE];
+      assertEquals("no task before its AM asks", 0, e.nodeUpdate(node, 8, 0, 3, choices));
+      assertEquals(1, e.amEvents(new long[] {NativeEngine.AM_STARTED, first, 2, 4}, 1));
+      e.setNodeCapacity(node, 6, 0);
+      e.setPendingPhases(first, 3, 0);
+      assertEquals(1, e.nodeUpdate(node, 6, 0, 5, choices));
+      assertEquals(first, choices[0]);
+      String status = e.statusJson(5);
+      assertTrue(status, status.contains("\"reason\":\"over_share\""));
+      try {
+        e.amEvents(new long[] {9, first, 2, 4}, 1);
+        fail("a bad kind must be refused");
+      } catch (IllegalArgumentException expected) {
+        assertTrue(expected.getMessage(), expected.getMessage().contains("records[0].kind = 9"));
+      }
+    }
+  }
 }

@@ -4,6 +4,7 @@ import io.circumflex.nativeapi.NativeEngine;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Iterator;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -25,11 +26,13 @@ import org.slf4j.LoggerFactory;
  * AM containers and their reservations: which attempts wait for their AM, where each AM runs, and
  * the memory held for AMs on each node (running AMs plus reservations), which is not task capacity.
  *
- * <p><b>What the shim still decides here</b> (the engine and the simulator do not see it yet; the
- * AM-admission issue moves it into the engine): AM containers are placed before any task, in
- * application arrival order, outside the policy. An application without its AM has no tasks to
- * schedule, and delaying AMs only delays every policy's decisions. They are not tasks and are not
- * reported to the engine.
+ * <p><b>Which AMs start, and in what order.</b> With the engine's AM gate on
+ * ({@code circumflex.am.admission.enabled}, {@code engine/admission.rs}) the engine decides: once per
+ * heartbeat this asks it which waiting AMs may start ({@link AmGate#admitted}, in plan order) and places
+ * only those; every AM ask, placement and end is forwarded to it ({@link AmGate}). With the gate off (the
+ * default) or in the FIFO fallback, AM containers are placed before any task in application arrival order,
+ * as before the gate existed. AM containers are not engine tasks either way: the engine hears them only
+ * as AM events, and their memory is taken out of the node's task capacity here.
  *
  * <p><b>Reservations.</b> An attempt waiting for its AM container that did not fit on the first node
  * that could ever hold it reserves the AM's memory there until the AM is placed or the attempt ends.
@@ -61,15 +64,48 @@ final class AmPlacement implements AskMatcher.Placement {
   private final Map<NodeId, Long> reservedMbOnNode = new HashMap<>();
   /** Nodes whose task capacity may have changed since the engine last heard it. */
   private final Set<NodeId> changed = new HashSet<>();
+  /** The engine's AM gate (null: none, arrival order). */
+  private AmGate gate;
+
+  /**
+   * The engine's side of AM admission: the AM events it hears and the AMs it admits. Implemented by
+   * {@link EngineBridge}.
+   */
+  interface AmGate {
+    /** Whether the engine decides which AMs start now (gate configured on and the engine in charge). */
+    boolean gating();
+
+    /** The applications whose AM may start now, in plan order (the list is reused by the next call). */
+    List<ApplicationId> admitted(long now);
+
+    /** {@code app}'s AM asks for a container of {@code mb}. */
+    void amRequested(ApplicationId app, long mb);
+
+    /** {@code app}'s AM container of {@code mb} runs. */
+    void amStarted(ApplicationId app, long mb);
+
+    /** {@code app}'s AM container ended. */
+    void amEnded(ApplicationId app);
+  }
 
   AmPlacement(AskMatcher matcher) {
     this.matcher = matcher;
   }
 
+  /** Connects the engine's AM gate. */
+  void setGate(AmGate gate) {
+    this.gate = gate;
+  }
+
   /** Puts an attempt that waits for its AM container on the heartbeat's short list. */
   void await(FifoAppAttempt attempt) {
-    if (!attempt.isStopped() && attempt.isWaitingForAMContainer()) {
-      waiting.put(attempt.getApplicationId(), attempt);
+    if (!attempt.isStopped() && attempt.isWaitingForAMContainer()
+        && waiting.put(attempt.getApplicationId(), attempt) == null && gate != null) {
+      long mb;
+      synchronized (attempt) {
+        mb = amMb(attempt);
+      }
+      gate.amRequested(attempt.getApplicationId(), mb);
     }
   }
 
@@ -79,37 +115,53 @@ final class AmPlacement implements AskMatcher.Placement {
   }
 
   /**
-   * Places AM containers on {@code node}, in application order, for the attempts that asked for one and
-   * do not have it yet; reserves for the first that does not fit.
+   * Places AM containers on {@code node} for the attempts that asked for one and do not have it yet, and
+   * reserves for the first that does not fit: the ones the engine admits, in plan order, while its gate
+   * decides; otherwise all of them, in application order.
    */
-  void assign(FiCaSchedulerNode node) {
+  void assign(FiCaSchedulerNode node, long now) {
     Iterator<FifoAppAttempt> it = waiting.values().iterator();
     while (it.hasNext()) {
       FifoAppAttempt attempt = it.next();
       if (attempt.isStopped() || !attempt.isWaitingForAMContainer()) {
         it.remove();
         attemptEnded(attempt.getApplicationAttemptId());
-        continue;
       }
-      if (LOG.isDebugEnabled()) {
-        LOG.debug("{} waits for its AM container; {} MB free on {}", attempt.getApplicationAttemptId(),
-            node.getUnallocatedResource().getMemorySize(), node.getNodeName());
-      }
-      synchronized (attempt) {
-        if (SchedulerAppUtils.isPlaceBlacklisted(attempt, node, LOG)) {
-          continue;
-        }
-        for (SchedulerRequestKey key : attempt.getSchedulerKeys()) {
-          matcher.assign(node, attempt, key, Integer.MAX_VALUE, NativeEngine.ANY, this);
-        }
-        if (attempt.isWaitingForAMContainer() && !reservations.containsKey(attempt.getApplicationAttemptId())) {
-          reserve(node, attempt);
+    }
+    if (gate != null && gate.gating()) {
+      for (ApplicationId app : gate.admitted(now)) {
+        FifoAppAttempt attempt = waiting.get(app);
+        if (attempt != null && !place(node, attempt)) {
+          return;
         }
       }
-      if (!matcher.fits(node)) {
+      return;
+    }
+    for (FifoAppAttempt attempt : waiting.values()) {
+      if (!place(node, attempt)) {
         return;
       }
     }
+  }
+
+  /** Places (or reserves for) {@code attempt}'s AM on {@code node}; returns whether the node fits more. */
+  private boolean place(FiCaSchedulerNode node, FifoAppAttempt attempt) {
+    if (LOG.isDebugEnabled()) {
+      LOG.debug("{} waits for its AM container; {} MB free on {}", attempt.getApplicationAttemptId(),
+          node.getUnallocatedResource().getMemorySize(), node.getNodeName());
+    }
+    synchronized (attempt) {
+      if (SchedulerAppUtils.isPlaceBlacklisted(attempt, node, LOG)) {
+        return true;
+      }
+      for (SchedulerRequestKey key : attempt.getSchedulerKeys()) {
+        matcher.assign(node, attempt, key, Integer.MAX_VALUE, NativeEngine.ANY, this);
+      }
+      if (attempt.isWaitingForAMContainer() && !reservations.containsKey(attempt.getApplicationAttemptId())) {
+        reserve(node, attempt);
+      }
+    }
+    return matcher.fits(node);
   }
 
   @Override
@@ -123,6 +175,9 @@ final class AmPlacement implements AskMatcher.Placement {
     if (amContainers.put(id, nodeId) == null) {
       amMbOnNode.merge(nodeId, mb, Long::sum);
       changed.add(nodeId);
+      if (gate != null) {
+        gate.amStarted(id.getApplicationAttemptId().getApplicationId(), mb);
+      }
     }
   }
 
@@ -132,6 +187,9 @@ final class AmPlacement implements AskMatcher.Placement {
     if (nodeId != null) {
       subtractMb(amMbOnNode, nodeId, mb);
       changed.add(nodeId);
+      if (gate != null) {
+        gate.amEnded(id.getApplicationAttemptId().getApplicationId());
+      }
     }
   }
 
@@ -155,11 +213,7 @@ final class AmPlacement implements AskMatcher.Placement {
    * with one task slot left unreserved.
    */
   private void reserve(FiCaSchedulerNode node, FifoAppAttempt attempt) {
-    long amMb = 0;
-    for (SchedulerRequestKey key : attempt.getSchedulerKeys()) {
-      PendingAsk ask = attempt.getPendingAsk(key, ResourceRequest.ANY);
-      amMb += ask.getCount() * ask.getPerAllocationResource().getMemorySize();
-    }
+    long amMb = amMb(attempt);
     NodeId nodeId = node.getNodeID();
     if (amMb > 0 && node.getTotalResource().getMemorySize() - heldMb(nodeId) - amMb >= matcher.slotMb()) {
       reservations.put(attempt.getApplicationAttemptId(), new Reservation(nodeId, amMb));
@@ -167,6 +221,16 @@ final class AmPlacement implements AskMatcher.Placement {
       changed.add(nodeId);
       LOG.debug("reserved {} MB on {} for the AM of {}", amMb, node.getNodeName(), attempt.getApplicationAttemptId());
     }
+  }
+
+  /** Memory of {@code attempt}'s outstanding AM asks, MB. */
+  private static long amMb(FifoAppAttempt attempt) {
+    long amMb = 0;
+    for (SchedulerRequestKey key : attempt.getSchedulerKeys()) {
+      PendingAsk ask = attempt.getPendingAsk(key, ResourceRequest.ANY);
+      amMb += ask.getCount() * ask.getPerAllocationResource().getMemorySize();
+    }
+    return amMb;
   }
 
   /** Drops the reservation of {@code attemptId} (its AM was placed, or the attempt ended). */

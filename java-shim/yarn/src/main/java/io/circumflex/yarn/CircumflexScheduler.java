@@ -137,6 +137,7 @@ public class CircumflexScheduler extends AbstractYarnScheduler<FifoAppAttempt, F
 
   public CircumflexScheduler() {
     super(CircumflexScheduler.class.getName());
+    amPlacement.setGate(bridge);
   }
 
   // ----- life cycle ----------------------------------------------------------------------------
@@ -171,7 +172,7 @@ public class CircumflexScheduler extends AbstractYarnScheduler<FifoAppAttempt, F
   /** Creates the engine; a bad configuration fails start-up, a missing library means fallback. */
   private synchronized void startEngine(Configuration configuration) {
     Map<String, String> keys = engineKeys(configuration);
-    bridge.configure(keys.get("circumflex.adaptive.accelerated.label"));
+    bridge.configure(keys.get("circumflex.adaptive.accelerated.label"), amGateOn(keys));
     try {
       NativeEngine.init(configuration.get(KEY_NATIVE_LOG, "warn"));
       guard.start(NativeEngine.create(keys));
@@ -253,7 +254,7 @@ public class CircumflexScheduler extends AbstractYarnScheduler<FifoAppAttempt, F
 
   /** Ends a fallback: a new engine from {@code keys}, the cluster replayed into it. */
   private void recoverEngine(Map<String, String> keys) {
-    bridge.configure(keys.get("circumflex.adaptive.accelerated.label"));
+    bridge.configure(keys.get("circumflex.adaptive.accelerated.label"), amGateOn(keys));
     Map<ApplicationId, Map<String, String>> confs = lifecycle.jobConfs();
     Map<ApplicationId, Long> submitted = lifecycle.submitTimes();
     NativeEngine candidate = NativeEngine.create(keys);
@@ -264,6 +265,11 @@ public class CircumflexScheduler extends AbstractYarnScheduler<FifoAppAttempt, F
       candidate.close();
       throw e;
     }
+  }
+
+  /** Whether {@code keys} turn the engine's AM gate on (the engine validates the value itself). */
+  private static boolean amGateOn(Map<String, String> keys) {
+    return "true".equalsIgnoreCase(String.valueOf(keys.get("circumflex.am.admission.enabled")).trim());
   }
 
   /** Every {@code circumflex.*} key the engine takes (the shim's own {@code circumflex.yarn.*} are not). */
@@ -571,7 +577,7 @@ public class CircumflexScheduler extends AbstractYarnScheduler<FifoAppAttempt, F
       return;
     }
     if (amPlacement.anyWaiting() && matcher.fits(node)) {
-      amPlacement.assign(node);
+      amPlacement.assign(node, System.currentTimeMillis());
     }
     bridge.syncChangedCapacities(nodeTracker::getNode);
     if (matcher.fits(node)) {

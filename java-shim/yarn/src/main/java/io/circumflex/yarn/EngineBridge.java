@@ -7,9 +7,12 @@ import io.circumflex.nativeapi.NativeEngine;
 import io.circumflex.observe.EngineMetrics;
 import io.circumflex.shim.EngineGuard;
 import io.circumflex.shim.TaskBatch;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Function;
@@ -42,9 +45,14 @@ import org.slf4j.LoggerFactory;
  * one call (job, reduce readiness and empty pending counts), an {@code allocate} one (both phases'
  * pending counts).
  *
+ * <p><b>AM admission</b> ({@link AmPlacement.AmGate}): AM asks, starts and ends are buffered and sent
+ * in one call ({@code nativeAmEvents}) before the engine is asked which AMs may start
+ * ({@code nativeAmAdmissions}, once per heartbeat while an AM waits) and on the timer; an AM's size
+ * crosses as slots (its memory over the slot, rounded up).
+ *
  * <p>Called under the scheduler's lock.
  */
-final class EngineBridge implements AskMatcher.Placement {
+final class EngineBridge implements AskMatcher.Placement, AmPlacement.AmGate {
   private static final Logger LOG = LoggerFactory.getLogger(EngineBridge.class);
   /** Most choices read per heartbeat. */
   private static final int MAX_CHOICES = 256;
@@ -58,6 +66,14 @@ final class EngineBridge implements AskMatcher.Placement {
   private final TaskBatch events = new TaskBatch();
   /** Node label of the accelerated pool ({@code circumflex.adaptive.accelerated.label}), or null. */
   private String acceleratedLabel;
+  /** Whether the engine's AM gate is configured on ({@code circumflex.am.admission.enabled}). */
+  private boolean amGate;
+  /** AM events not yet sent ({@link NativeEngine#AM_EVENT_STRIDE} longs each). */
+  private long[] amEvents = new long[16 * NativeEngine.AM_EVENT_STRIDE];
+  private int amEventCount;
+  /** The engine's last answer of admitted AMs (job ids), and as applications. */
+  private int[] admittedJobs = new int[64];
+  private final List<ApplicationId> admittedApps = new ArrayList<>();
 
   private Map<ApplicationId, Integer> jobOfApp = new HashMap<>();
   private Map<Integer, ApplicationId> appOfJob = new HashMap<>();
@@ -85,9 +101,10 @@ final class EngineBridge implements AskMatcher.Placement {
     this.observed = guard.metrics();
   }
 
-  /** Sets the node label that marks accelerated nodes (null for none). */
-  void configure(String label) {
+  /** Sets the node label that marks accelerated nodes (null for none) and whether the AM gate is on. */
+  void configure(String label, boolean amGateOn) {
     acceleratedLabel = label == null || label.trim().isEmpty() ? null : label.trim();
+    amGate = amGateOn;
   }
 
   /** Whether an engine is in charge (not the FIFO fallback). */
@@ -211,6 +228,7 @@ final class EngineBridge implements AskMatcher.Placement {
       return;
     }
     events.flush(guard);
+    flushAmEvents();
     guard.run("setPending", e -> e.setPendingPhases(job, pending[NativeEngine.MAP], pending[NativeEngine.REDUCE]));
   }
 
@@ -341,9 +359,88 @@ final class EngineBridge implements AskMatcher.Placement {
     events.flush(guard);
   }
 
-  /** Sends buffered task events now (the timer does, so an idle cluster's releases arrive too). */
+  /** Sends buffered task and AM events now (the timer does, so an idle cluster's releases arrive too). */
   void flush() {
     events.flush(guard);
+    flushAmEvents();
+  }
+
+  // ----- AM admission ----------------------------------------------------------------------------
+
+  @Override
+  public boolean gating() {
+    return amGate && guard.isActive();
+  }
+
+  @Override
+  public List<ApplicationId> admitted(long now) {
+    admittedApps.clear();
+    NativeEngine engine = guard.engine();
+    if (engine == null) {
+      return admittedApps;
+    }
+    flushAmEvents();
+    int total;
+    try {
+      total = engine.amAdmissions(now, admittedJobs);
+      if (total > admittedJobs.length) {
+        admittedJobs = new int[Math.max(total, 2 * admittedJobs.length)];
+        total = engine.amAdmissions(now, admittedJobs);
+      }
+    } catch (CircumflexException | IllegalArgumentException | LinkageError e) {
+      guard.failed("amAdmissions", e, engine);
+      return admittedApps;
+    }
+    for (int i = 0; i < Math.min(total, admittedJobs.length); i++) {
+      ApplicationId app = appOfJob.get(admittedJobs[i]);
+      if (app != null) {
+        admittedApps.add(app);
+      }
+    }
+    return admittedApps;
+  }
+
+  @Override
+  public void amRequested(ApplicationId app, long mb) {
+    amEvent(NativeEngine.AM_REQUESTED, app, mb);
+  }
+
+  @Override
+  public void amStarted(ApplicationId app, long mb) {
+    amEvent(NativeEngine.AM_STARTED, app, mb);
+  }
+
+  @Override
+  public void amEnded(ApplicationId app) {
+    amEvent(NativeEngine.AM_FINISHED, app, 0);
+  }
+
+  /** Buffers one AM event of {@code app} ({@code mb} as slots, rounded up). */
+  private void amEvent(long kind, ApplicationId app, long mb) {
+    Integer job = jobOfApp.get(app);
+    if (job == null || guard.engine() == null) {
+      return;
+    }
+    if ((amEventCount + 1) * NativeEngine.AM_EVENT_STRIDE > amEvents.length) {
+      amEvents = Arrays.copyOf(amEvents, 2 * amEvents.length);
+    }
+    long slotMb = matcher.slotMb();
+    int base = amEventCount * NativeEngine.AM_EVENT_STRIDE;
+    amEvents[base] = kind;
+    amEvents[base + 1] = job;
+    amEvents[base + 2] = Math.min(1 << 20, (mb + slotMb - 1) / slotMb);
+    amEvents[base + 3] = System.currentTimeMillis();
+    amEventCount++;
+  }
+
+  /** Sends the buffered AM events in one call. */
+  private void flushAmEvents() {
+    if (amEventCount == 0) {
+      return;
+    }
+    final int count = amEventCount;
+    amEventCount = 0;
+    guard.run("amEvents", e -> e.amEvents(amEvents, count));
   }
 
   // ----- recovery --------------------------------------------------------------------------------
@@ -391,7 +488,13 @@ final class EngineBridge implements AskMatcher.Placement {
       }
       for (RMContainer container : attempt.getLiveContainers()) {
         Integer node = nodeIds.get(container.getAllocatedNode());
-        if (container.isAMContainer() || node == null) {
+        if (container.isAMContainer()) {
+          long mb = container.getAllocatedResource().getMemorySize();
+          long slots = Math.min(1 << 20, (mb + matcher.slotMb() - 1) / matcher.slotMb());
+          candidate.amEvents(new long[] {NativeEngine.AM_STARTED, job, slots, now}, 1);
+          continue;
+        }
+        if (node == null) {
           continue;
         }
         int phase = container.getAllocatedSchedulerKey() == null ? NativeEngine.MAP
@@ -406,6 +509,7 @@ final class EngineBridge implements AskMatcher.Placement {
     engineNodeOfNode = new IdentityHashMap<>();
     engineCapacity = capacities;
     tasks = running;
+    amEventCount = 0;
     amPlacement.changedNodes().clear();
     guard.recover(candidate);
   }

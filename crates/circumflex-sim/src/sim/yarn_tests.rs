@@ -1,0 +1,147 @@
+//! The YARN mechanics of the simulator (`YarnModel`): AM containers with their start-up, container
+//! launch latency, the AM orders and the engine's AM gate.
+
+use proptest::prelude::*;
+
+use super::*;
+use circumflex_core::model::Phase;
+
+fn shared(slots: u32) -> ClusterSpec {
+    ClusterSpec { nodes: 1, map_slots: slots, reduce_slots: 0, racks: 1, pool: PoolMode::Shared }
+}
+
+fn config(policy: &str, slots: u32, yarn: YarnModel) -> SimConfig {
+    let mut c = SimConfig { cluster: shared(slots), replicas: 0, record_tasks: true, yarn, ..SimConfig::default() };
+    c.engine.policy = policy.into();
+    c.heartbeat_ms = 100;
+    c.engine.epoch_ms = 1_000;
+    c
+}
+
+fn yarn(am_slots: u32, am_startup_ms: Time, launch_ms: Time, am_order: AmOrder) -> YarnModel {
+    YarnModel { am_slots, am_startup_ms, launch_ms, am_order }
+}
+
+fn gate_on(c: &mut SimConfig, share: f64) {
+    c.engine.am.enabled = true;
+    c.engine.am.max_share = share;
+}
+
+fn run(c: SimConfig, w: &Workload) -> SimResult {
+    Simulation::new(c, w).unwrap().run().unwrap()
+}
+
+/// One job of one 1 s map arriving at 0, on a heartbeat grid of 100 ms: its AM starts at 0, asks at
+/// 5 s; the map is launched at 5 s and holds its slot 2 s before its 1 s of work: done at 8 s.
+#[test]
+fn a_job_waits_for_its_am_start_up_and_each_task_for_its_launch() {
+    let w = Workload::new("one", vec![SimJob::new(0, vec![1_000], vec![])]).unwrap();
+    let r = run(config("fifo", 4, yarn(2, 5_000, 2_000, AmOrder::Eager)), &w);
+    assert_eq!(r.jobs[0].finish_ms, Some(8_000));
+    assert_eq!((r.tasks[0].start_ms, r.tasks[0].end_ms), (5_000, 8_000));
+    let off = run(config("fifo", 4, YarnModel::default()), &w);
+    assert_eq!(off.jobs[0].finish_ms, Some(1_000), "without the model: at once");
+}
+
+/// Off is byte-identical: an explicit all-zero model is the default, and it is not serialized.
+#[test]
+fn the_model_off_changes_nothing_and_is_not_serialized() {
+    let w = Workload::new(
+        "two",
+        vec![SimJob::new(0, vec![1_000, 1_500], vec![700]), SimJob::new(300, vec![400; 3], vec![])],
+    )
+    .unwrap();
+    let base = config("fair", 3, YarnModel::default());
+    let a = run(base.clone(), &w);
+    let b = run(SimConfig { yarn: yarn(0, 7_000, 0, AmOrder::Queue), ..base }, &w);
+    assert_eq!(a.jobs, b.jobs);
+    let json = serde_json::to_string(&a.config).unwrap();
+    assert!(!json.contains("yarn") && !json.contains("\"am\""), "{json}");
+}
+
+/// 6 slots, AMs of 2: the first job's 8 maps run 4 at a time from 1 s. The second job arrives at
+/// 1.5 s. Eager: its AM takes 2 slots as soon as maps end (11 s), so the first job's next wave is 2
+/// wide. Queue (the CapacityScheduler): the first job's pending maps go first.
+#[test]
+fn eager_ams_take_task_capacity_that_a_queue_leaves_to_earlier_jobs() {
+    let w =
+        Workload::new("ams", vec![SimJob::new(0, vec![10_000; 8], vec![]), SimJob::new(1_500, vec![10_000], vec![])])
+            .unwrap();
+    let eager = run(config("fifo", 6, yarn(2, 1_000, 0, AmOrder::Eager)), &w);
+    let queue = run(config("fifo", 6, yarn(2, 1_000, 0, AmOrder::Queue)), &w);
+    let first_starts = |r: &SimResult| {
+        let mut s: Vec<Time> = r.tasks.iter().filter(|t| t.job == 0).map(|t| t.start_ms).collect();
+        s.sort_unstable();
+        s
+    };
+    assert_eq!(first_starts(&eager), vec![1_000, 1_000, 1_000, 1_000, 11_000, 11_000, 21_000, 21_000]);
+    assert_eq!(first_starts(&queue), vec![1_000, 1_000, 1_000, 1_000, 11_000, 11_000, 11_000, 11_000]);
+    assert!(queue.jobs[0].finish_ms < eager.jobs[0].finish_ms);
+}
+
+/// With the gate on, AMs start in the plan's order (FLEX: the small job first, though it arrived last)
+/// within the share, and the small job's tasks are not waiting behind an AM the plan ranks lower.
+#[test]
+fn the_gate_starts_ams_in_plan_order_within_the_share() {
+    let w = Workload::new(
+        "gate",
+        vec![
+            SimJob::new(0, vec![20_000; 8], vec![]),
+            SimJob::new(0, vec![20_000; 6], vec![]),
+            SimJob::new(0, vec![2_000], vec![]),
+        ],
+    )
+    .unwrap();
+    // 10 slots, share 0.25: 2 slots of AMs, one AM of 2 at a time after the first.
+    let mut c = config("flex", 10, yarn(2, 1_000, 0, AmOrder::Eager));
+    gate_on(&mut c, 0.25);
+    let r = run(c, &w);
+    let first = |job: u32| r.tasks.iter().filter(|t| t.job == job).map(|t| t.start_ms).min().unwrap();
+    assert!(first(2) < first(1) && first(2) < first(0), "the small job's AM went first: {:?}", r.tasks);
+    assert!(r.jobs.iter().all(|j| j.finish_ms.is_some()));
+}
+
+proptest! {
+    /// Whatever the jobs: with the gate (at any share) on a node whose AMs could fill it many times over,
+    /// and without it on a node sized for every AM (as the mini clusters are: without the gate, AMs that
+    /// fill a node deadlock it), every job finishes. No job runs a task before its AM started and asked,
+    /// and AMs plus tasks never exceed the node.
+    #[test]
+    fn ams_never_deadlock_and_tasks_wait_for_their_am(
+        jobs in proptest::collection::vec((0i64..20_000, 1usize..5, 0usize..2, 500i64..5_000), 1..12),
+        slots in 3u32..9,
+        am_slots in 1u32..3,
+        startup in 0i64..3_000,
+        launch in 0i64..1_000,
+        order in prop_oneof![Just(AmOrder::Eager), Just(AmOrder::Queue)],
+        gate in proptest::option::of(0.05f64..0.9),
+        policy in prop_oneof![Just("fifo"), Just("fair"), Just("flex")],
+    ) {
+        prop_assume!(am_slots < slots);
+        let slots = if gate.is_some() { slots } else { slots + am_slots * jobs.len() as u32 };
+        let w = Workload::new(
+            "p",
+            jobs.iter().map(|&(at, m, r, ms)| SimJob::new(at, vec![ms; m], vec![ms / 2; r])).collect(),
+        )
+        .unwrap();
+        let mut c = config(policy, slots, yarn(am_slots, startup, launch, order));
+        if let Some(share) = gate {
+            gate_on(&mut c, share);
+        }
+        let r = run(c, &w);
+        for (i, j) in r.jobs.iter().enumerate() {
+            prop_assert!(j.finish_ms.is_some(), "job {i} never finished");
+            let first = r.tasks.iter().filter(|t| t.job == i as u32).map(|t| t.start_ms).min().unwrap();
+            prop_assert!(first >= j.arrival_ms + startup, "job {i} ran a task at {first} before its AM asked");
+        }
+        // Tasks alone never exceed the node less one AM (every job holds an AM while its tasks run).
+        let mut edges: Vec<(Time, i32)> = r.tasks.iter().flat_map(|t| [(t.start_ms, 1), (t.end_ms, -1)]).collect();
+        edges.sort_unstable_by_key(|&(t, d)| (t, d));
+        let mut running = 0;
+        for (_, d) in edges {
+            running += d;
+            prop_assert!(running as u32 <= slots - am_slots);
+        }
+        prop_assert!(r.tasks.iter().all(|t| t.phase == Phase::Map || t.phase == Phase::Reduce));
+    }
+}
