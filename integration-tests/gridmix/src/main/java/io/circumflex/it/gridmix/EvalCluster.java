@@ -22,8 +22,9 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.fair.FairSchedule
  * same node.
  *
  * <p>Schedulers ({@link #SCHEDULERS}), each configured as its users run it when response time matters:
- * {@code circumflex-<policy>} runs the Circumflex shim with that policy and the engine's preemption on
- * ({@code circumflex-flex} with {@code circumflex.objective=avg_response_time});
+ * {@code circumflex-<policy>} runs the Circumflex shim with that policy, the engine's preemption on and
+ * the engine's AM admission on (its default share, half the pool) ({@code circumflex-flex} with
+ * {@code circumflex.objective=avg_response_time});
  * {@code hadoop-fair} is Hadoop's FairScheduler (one queue, fair sharing between applications, several
  * containers per heartbeat, its default AM share of 0.5, and preemption on: an application below half its
  * fair share for 3 s, the engine's own delay, takes containers back after the stock 15 s grace);
@@ -99,6 +100,8 @@ final class EvalCluster implements AutoCloseable {
       conf.set("circumflex.epoch.ms", "1000");
       conf.set("circumflex.preemption.enabled", "true");
       conf.set("circumflex.preemption.delay.ms", String.valueOf(PREEMPTION_DELAY_S * 1000));
+      // The engine decides when each AM starts (plan order, half the pool at most: docs/am-admission.md).
+      conf.set("circumflex.am.admission.enabled", "true");
       if (policy.equals("flex")) {
         conf.set("circumflex.objective", "avg_response_time");
       }
