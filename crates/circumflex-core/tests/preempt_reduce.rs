@@ -19,7 +19,7 @@ fn a_starved_reduce_takes_a_reduce_slot_back_and_the_freed_slot_is_its_own() {
         preemption: PreemptionConfig { enabled: true, delay_ms: 1_000, grace_ms: 1_000, max_fraction: 1.0 },
         ..EngineConfig::default()
     };
-    let mut e = Engine::with_policy(cfg, Box::new(Fair));
+    let mut e = Engine::with_policy(cfg, Box::new(Fair::default()));
     let n = e.add_node("n0", "/r", 2, 2);
     let (long, _) = e.submit(JobSpec::new(0, 1, 2).with_task_ms(1_000, 600_000), 0).unwrap();
     e.task_started(long, Phase::Map, n, Locality::Node, 0).unwrap();

@@ -19,8 +19,8 @@ fn engine_with(policy: &str, am: AmAdmissionConfig, preemption: PreemptionConfig
         ..EngineConfig::default()
     };
     let p: Box<dyn Policy> = match policy {
-        "fifo" => Box::new(crate::baseline::fifo::Fifo),
-        _ => Box::new(crate::baseline::fair::Fair),
+        "fifo" => Box::new(crate::baseline::fifo::Fifo::default()),
+        _ => Box::new(crate::baseline::fair::Fair::default()),
     };
     Engine::with_policy(cfg, p)
 }
@@ -195,7 +195,7 @@ fn a_refresh_that_turns_the_gate_off_frees_every_job() {
     e.tick(0);
     assert!(offered_jobs(&mut e, n, 4).is_empty());
     let cfg = EngineConfig { am: AmAdmissionConfig::default(), ..e.config().clone() };
-    e.reconfigure(cfg, Box::new(crate::baseline::fifo::Fifo), 1);
+    e.reconfigure(cfg, Box::new(crate::baseline::fifo::Fifo::default()), 1);
     assert_eq!(e.am_phase(a), None);
     assert_eq!(offered_jobs(&mut e, n, 4), vec![a]);
 }
