@@ -7,7 +7,7 @@ use circumflex_core::config::EngineConfig;
 use circumflex_core::error::Result;
 use circumflex_core::model::{JobId, JobState, Phase, Time};
 use circumflex_core::policy::{
-    pool_demand, pool_remaining_work, slot_bounds, ClusterView, Plan, PlanBuilder, Policy, Pool, PoolMode, Snapshot,
+    pool_demand, AssignmentRule, pool_remaining_work, slot_bounds, ClusterView, Plan, PlanBuilder, Policy, Pool, PoolMode, Snapshot,
 };
 
 use super::metrics::{JobFacts, Objective};
@@ -17,12 +17,27 @@ use super::{solve, FlexItem, FlexProblem, FlexSolution};
 #[derive(Debug, Clone)]
 pub struct FlexPolicy {
     objective: Objective,
+    /// Whether its plans ask for [`AssignmentRule::RankedDeficit`] (with preemption on).
+    ranked: bool,
 }
 
 impl FlexPolicy {
     /// FLEX optimizing `objective`.
     pub fn new(objective: Objective) -> FlexPolicy {
-        FlexPolicy { objective }
+        FlexPolicy { objective, ranked: false }
+    }
+
+    /// Whether the engine serves the jobs below their target in plan order
+    /// ([`AssignmentRule::RankedDeficit`]) rather than by relative allocation (the paper's rule,
+    /// the default). With preemption the engine restores the targets of starved jobs, in plan order,
+    /// and prices a kill by when the beneficiary would get a natural free in that order
+    /// (`engine/preempt.rs`); the ranked rule makes the slots that free by themselves go the same
+    /// way, so the job FLEX's order puts first (a wide short job late under max stretch, the smallest
+    /// under mean response time) gets its whole target at once instead of one slot per heartbeat
+    /// beside every other job below its target (`docs/quality.md`).
+    pub fn with_ranked_assignment(mut self, ranked: bool) -> FlexPolicy {
+        self.ranked = ranked;
+        self
     }
 
     /// FLEX with `circumflex.objective` (default `avg_response_time`); an unknown objective is an
@@ -32,7 +47,7 @@ impl FlexPolicy {
             Some(name) => Objective::parse(name)?,
             None => Objective::default(),
         };
-        Ok(FlexPolicy::new(objective))
+        Ok(FlexPolicy::new(objective).with_ranked_assignment(config.preemption.enabled))
     }
 
     /// The objective.
@@ -141,7 +156,11 @@ impl Policy for FlexPolicy {
                 (pool, ids, solution)
             })
             .collect();
-        plan_from_pools(snapshot, &solved)
+        let mut plan = plan_from_pools(snapshot, &solved);
+        if self.ranked {
+            plan.rule = AssignmentRule::RankedDeficit;
+        }
+        plan
     }
 }
 
