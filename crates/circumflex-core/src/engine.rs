@@ -426,10 +426,7 @@ impl Engine {
 
     /// The table entry of active job `job` (its state and its assignment bookkeeping).
     fn live_slot_mut(&mut self, job: JobId) -> Result<&mut Slot> {
-        self.jobs
-            .get_mut(job)
-            .filter(|s| s.state.is_active())
-            .ok_or(Error::UnknownId { kind: "job", id: job.0 as i64 })
+        self.jobs.get_mut(job).filter(|s| s.state.is_active()).ok_or(Error::UnknownId { kind: "job", id: job.0 as i64 })
     }
 
     /// The live (active) job with id `job`; `None` for unknown ids and for ended jobs, which are
@@ -1364,7 +1361,12 @@ mod tests {
 
     /// Job 0 (rank 0, target 4) runs 2 of its tasks, job 1 (rank 1, target 2) none; 2 slots free.
     fn two_under_target(rule: AssignmentRule) -> (Engine, NodeId) {
-        let cfg = EngineConfig { pool_mode: PoolMode::Shared, node_locality_delay: 0, ..EngineConfig::default() };
+        let cfg = EngineConfig {
+            pool_mode: PoolMode::Shared,
+            node_locality_delay: 0,
+            rack_locality_delay: 0,
+            ..EngineConfig::default()
+        };
         let mut e = Engine::with_policy(cfg, Box::new(FixedTargets(vec![4, 2], rule)));
         let n = e.add_node("h1", "/r1", 4, 0);
         let a = e.submit(JobSpec::new(0, 10, 0), 0).unwrap().0;

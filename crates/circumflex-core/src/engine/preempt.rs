@@ -40,9 +40,9 @@ use std::collections::{BTreeMap, VecDeque};
 use serde::Serialize;
 
 use super::{Engine, Slot};
-use crate::policy::JobLookup;
 use crate::error::Result;
 use crate::model::{JobId, NodeId, Phase, Time};
+use crate::policy::JobLookup;
 use crate::policy::PoolMode;
 
 /// Preemptions the engine keeps for reports (status page, status JSON), newest last.
@@ -201,8 +201,13 @@ impl Engine {
                 .filter(|&&ph| state.runnable(ph))
                 .map(|&ph| sched.target[ph.idx()].saturating_sub(state.phase(ph).running).min(state.phase(ph).pending))
                 .sum();
-            let coming: u32 =
-                self.preempt.inflight.iter().filter(|f| f.beneficiary == job && in_pool(f.phase)).map(|f| f.count).sum();
+            let coming: u32 = self
+                .preempt
+                .inflight
+                .iter()
+                .filter(|f| f.beneficiary == job && in_pool(f.phase))
+                .map(|f| f.count)
+                .sum();
             deficit = deficit.saturating_sub(coming);
             let starved = deficit > 0 && free == 0;
             let Some(s) = self.sched_mut(job) else { continue };
@@ -364,7 +369,14 @@ impl Engine {
         if self.preempt.recent.len() >= RECENT_PREEMPTIONS {
             self.preempt.recent.pop_front();
         }
-        self.preempt.recent.push_back(PreemptionRecord { at_ms: now, victim: job, phase, node, beneficiary, lost_ms: ran_ms });
+        self.preempt.recent.push_back(PreemptionRecord {
+            at_ms: now,
+            victim: job,
+            phase,
+            node,
+            beneficiary,
+            lost_ms: ran_ms,
+        });
         Ok(())
     }
 

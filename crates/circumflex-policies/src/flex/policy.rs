@@ -7,7 +7,8 @@ use circumflex_core::config::EngineConfig;
 use circumflex_core::error::Result;
 use circumflex_core::model::{JobId, JobState, Phase, Time};
 use circumflex_core::policy::{
-    pool_demand, AssignmentRule, pool_remaining_work, slot_bounds, ClusterView, Plan, PlanBuilder, Policy, Pool, PoolMode, Snapshot,
+    pool_demand, pool_remaining_work, slot_bounds, AssignmentRule, ClusterView, Plan, PlanBuilder, Policy, Pool,
+    PoolMode, Snapshot,
 };
 
 use super::metrics::{JobFacts, Objective};

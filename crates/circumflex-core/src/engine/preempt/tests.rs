@@ -1,13 +1,14 @@
 //! Preemption decisions on small hand-built states, with the Fair baseline's targets.
 
 use super::*;
-use crate::engine::Choice;
 use crate::config::{EngineConfig, PreemptionConfig};
+use crate::engine::Choice;
 use crate::model::{JobSpec, Locality};
 use crate::policy::Policy;
 
 fn engine(preemption: PreemptionConfig) -> Engine {
-    let cfg = EngineConfig { policy: "fair".into(), pool_mode: PoolMode::Shared, preemption, ..EngineConfig::default() };
+    let cfg =
+        EngineConfig { policy: "fair".into(), pool_mode: PoolMode::Shared, preemption, ..EngineConfig::default() };
     let policy: Box<dyn Policy> = Box::new(crate::baseline::fair::Fair);
     Engine::with_policy(cfg, policy)
 }
