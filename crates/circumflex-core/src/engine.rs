@@ -23,6 +23,9 @@
 //! the choices after it are the fallbacks. (One task per restricted offer gave a job whose asks are
 //! local everywhere, as YARN asks without hosts are, one container per heartbeat and handed the rest
 //! of the node to lower-ranked jobs: the Gridmix FLEX defect in `docs/evaluation.md`.)
+//! A plan with [`AssignmentRule::RankedDeficit`] serves the jobs below target in plan order instead
+//! (the key is the rank alone): the top-ranked one takes every slot that frees until it reaches its
+//! target.
 //! A plan may replace that rule per job ([`Plan::locality_waits`], the Adaptive Scheduler's data
 //! affinity): such a job's map tasks each wait at most its own number of offers for a node-local
 //! slot, then take any; every launch starts the next task's count from zero.
@@ -136,6 +139,18 @@ const NO_LABEL: u32 = u32::MAX;
 
 /// Per-(job, phase) key in the under-allocated index: relative allocation in millionths.
 const SCALE: u64 = 1_000_000;
+
+/// The key of a (job, phase) running `running` tasks below its `target` in the under-allocated
+/// index: its relative allocation, or 0 under [`AssignmentRule::RankedDeficit`] (the entries then
+/// sort by plan rank alone).
+#[inline]
+fn under_key(ranked: bool, running: u32, target: u32) -> u32 {
+    if ranked {
+        0
+    } else {
+        (running as u64 * SCALE / target.max(1) as u64) as u32
+    }
+}
 
 #[derive(Clone, Copy, Debug, Default)]
 struct IndexSlot {
@@ -780,6 +795,7 @@ impl Engine {
     /// Re-derives the index entries of `job` from its true state. Entries that are already
     /// right stay (a re-plan calls this for every active job; most are unchanged).
     fn reindex(&mut self, job: JobId) {
+        let ranked = self.plan.rule == AssignmentRule::RankedDeficit;
         let Some(Slot { state: j, sched: s, .. }) = self.jobs.get_mut(job) else { return };
         let rank = s.label;
         let planned = s.rank != u32::MAX && rank != NO_LABEL && j.is_active() && !s.am_gated;
@@ -792,7 +808,7 @@ impl Engine {
             let target = s.target[ph.idx()];
             let slot = &mut want[ph.idx()];
             if running < target {
-                slot.under = Some((running as u64 * SCALE / target as u64) as u32);
+                slot.under = Some(under_key(ranked, running, target));
             }
             slot.spare = true;
         }
@@ -865,6 +881,7 @@ impl Engine {
         // Offers with restricted locality may not fit; allow that many extra fallbacks.
         let max_choices = (2 * total_free as usize + 8).min(1024);
         let accelerated = self.nodes[node.0 as usize].accelerated;
+        let ranked = self.plan.rule == AssignmentRule::RankedDeficit;
         self.earmarked_choices(node, &mut budget, shared);
         if accelerated {
             self.accelerated_choices(&mut budget, shared, max_choices);
@@ -910,7 +927,7 @@ impl Engine {
             if locality == Locality::Any {
                 Self::spend(&mut budget, shared, phase);
                 if running < target && pending_left > 0 {
-                    let key = (running as u64 * SCALE / target as u64) as u32;
+                    let key = under_key(ranked, running, target);
                     self.under[ph as usize].insert((key, rank, ph, jid));
                     self.touched[t].1 = Some(key);
                 }
@@ -1369,6 +1386,58 @@ mod tests {
         // A host reserving room (a waiting YARN AM) lowers the capacity: nothing is offered.
         e.set_node_capacity(n, 1, 0).unwrap();
         assert!(e.node_update(n, [8, 0], 0).unwrap().is_empty());
+    }
+
+    /// A policy with fixed map targets in submission order and a chosen assignment rule.
+    struct FixedTargets(Vec<u32>, AssignmentRule);
+
+    impl Policy for FixedTargets {
+        fn name(&self) -> &'static str {
+            "fixed"
+        }
+
+        fn plan(&mut self, snapshot: &Snapshot<'_>) -> Plan {
+            let entries = snapshot
+                .active_jobs()
+                .zip(&self.0)
+                .map(|(j, &t)| crate::policy::PlanEntry { job: j.id, target: [t, 0], predicted_completion_ms: None })
+                .collect();
+            Plan { computed_at: snapshot.now, entries, rule: self.1, ..Plan::default() }
+        }
+    }
+
+    /// Job 0 (rank 0, target 4) runs 2 of its tasks, job 1 (rank 1, target 2) none; 2 slots free.
+    fn two_under_target(rule: AssignmentRule) -> (Engine, NodeId) {
+        let cfg = EngineConfig {
+            pool_mode: PoolMode::Shared,
+            node_locality_delay: 0,
+            rack_locality_delay: 0,
+            ..EngineConfig::default()
+        };
+        let mut e = Engine::with_policy(cfg, Box::new(FixedTargets(vec![4, 2], rule)));
+        let n = e.add_node("h1", "/r1", 4, 0);
+        let a = e.submit(JobSpec::new(0, 10, 0), 0).unwrap().0;
+        e.submit(JobSpec::new(0, 10, 0), 0).unwrap();
+        e.tick(0);
+        for _ in 0..2 {
+            e.task_started(a, Phase::Map, n, Locality::Any, 0).unwrap();
+        }
+        (e, n)
+    }
+
+    #[test]
+    fn ranked_deficit_fills_the_top_ranked_job_below_target_first() {
+        // The paper's rule: the most under-allocated job relative to its target first: job 1 (0/2),
+        // then job 0 (2/4 ties job 1's 1/2; rank decides).
+        let (mut e, n) = two_under_target(AssignmentRule::Deficit);
+        assert_eq!(launch_all(&mut e, n, [2, 0]), vec![(1, Phase::Map, 1), (0, Phase::Map, 1)]);
+        // Ranked: job 0 takes both slots (its target is 4), job 1 waits.
+        let (mut e, n) = two_under_target(AssignmentRule::RankedDeficit);
+        assert_eq!(launch_all(&mut e, n, [2, 0]), vec![(0, Phase::Map, 2)]);
+        // Once job 0 is at its target, job 1 is next; the rule survives an in-place re-plan.
+        e.tick(10_000);
+        let n2 = e.add_node("h2", "/r1", 4, 0);
+        assert_eq!(launch_all(&mut e, n2, [1, 0]), vec![(1, Phase::Map, 1)]);
     }
 
     #[test]

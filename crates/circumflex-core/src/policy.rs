@@ -317,6 +317,13 @@ pub enum AssignmentRule {
     /// spare capacity in plan order. `O(k log n)` per heartbeat.
     #[default]
     Deficit,
+    /// The deficit rule with jobs below their target served in plan order instead of by relative
+    /// allocation: a slot that frees goes to the highest-ranked job below its target (so a job whose
+    /// target covers all its tasks gets them together rather than one per heartbeat beside every
+    /// other job below target), then spare capacity in plan order. The order preemption assumes
+    /// natural frees go in (`engine/preempt.rs`); FLEX asks for it when preemption is on
+    /// (`docs/quality.md`). `O(k log n)` per heartbeat, as [`AssignmentRule::Deficit`].
+    RankedDeficit,
     /// Strict plan order, as Hadoop's JobQueueTaskScheduler and the real-time schedulers dispatch:
     /// free slots go to the highest-ranked runnable job first. `O(n)` per heartbeat, meant for
     /// admission-controlled queues, which are short.

@@ -36,7 +36,8 @@ impl Engine {
             && plan.entries.len() == self.plan.entries.len()
             && plan.entries.iter().zip(&self.plan.entries).all(|(a, b)| a.job == b.job)
             && plan.locality_waits == self.plan.locality_waits
-            && plan.accelerated_targets == self.plan.accelerated_targets;
+            && plan.accelerated_targets == self.plan.accelerated_targets
+            && plan.rule == self.plan.rule;
         if !same_shape {
             return false;
         }

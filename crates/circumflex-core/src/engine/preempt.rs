@@ -18,7 +18,8 @@
 //! frees its slot by itself in `r`; preempted, it frees it after the grace period `g` and its job must
 //! redo its age `a` plus `g` of work. Without the kill the beneficiary would take a slot of the pool
 //! that frees by itself, expected in `w`: the `k`-th smallest expected remaining time of the pool's
-//! running tasks, `k` being the starved slots of better-ranked jobs (they take the earlier ones); so it
+//! running tasks, `k` being the starved slots of better-ranked jobs (they take the earlier ones: exact
+//! under [`crate::policy::AssignmentRule::RankedDeficit`], an estimate under the relative rule); so it
 //! starts `min(r, w) − g` sooner; the victim, which keeps
 //! its other running tasks, finishes about `(a + g) / p` later (the redone work spread over its
 //! parallelism `p`, the fluid view FLEX plans in) while more of its tasks wait behind the running ones;

@@ -13,6 +13,9 @@
 //!
 //! The engine re-plans every epoch and on arrivals and departures, and its assignment layer gives
 //! each free slot to the most under-allocated job relative to its target (with delay scheduling).
+//! With preemption on (`circumflex.preemption.enabled`) FLEX's plans ask instead for the
+//! highest-ranked job below its target ([`circumflex_core::policy::AssignmentRule::RankedDeficit`]),
+//! the order in which the engine's preemption restores targets ([`FlexPolicy::with_ranked_assignment`]).
 //!
 //! The algorithms are generic: [`solve`] takes a [`FlexProblem`] (work, min, max, penalty facts
 //! and an optional precedence) and [`smith`], [`dp`] and [`packing`] take plain slices plus a

@@ -8,7 +8,8 @@ use circumflex_core::error::Result;
 use circumflex_core::model::{JobId, JobState, Phase, Time};
 use circumflex_core::policy::rows::JobRows;
 use circumflex_core::policy::{
-    pool_demand, pool_remaining_work, slot_bounds, ClusterView, Plan, PlanBuilder, Policy, Pool, PoolMode, Snapshot,
+    pool_demand, pool_remaining_work, slot_bounds, AssignmentRule, ClusterView, Plan, PlanBuilder, Policy, Pool,
+    PoolMode, Snapshot,
 };
 
 use super::metrics::{JobFacts, Objective};
@@ -26,12 +27,27 @@ type ItemContext = (u32, u32, PoolMode);
 pub struct FlexPolicy {
     objective: Objective,
     items: JobRows<ItemContext, [Option<FlexItem>; 2]>,
+    /// Whether its plans ask for [`AssignmentRule::RankedDeficit`] (with preemption on).
+    ranked: bool,
 }
 
 impl FlexPolicy {
     /// FLEX optimizing `objective`.
     pub fn new(objective: Objective) -> FlexPolicy {
-        FlexPolicy { objective, items: JobRows::default() }
+        FlexPolicy { objective, items: JobRows::default(), ranked: false }
+    }
+
+    /// Whether the engine serves the jobs below their target in plan order
+    /// ([`AssignmentRule::RankedDeficit`]) rather than by relative allocation (the paper's rule,
+    /// the default). With preemption the engine restores the targets of starved jobs, in plan order,
+    /// and prices a kill by when the beneficiary would get a natural free in that order
+    /// (`engine/preempt.rs`); the ranked rule makes the slots that free by themselves go the same
+    /// way, so the job FLEX's order puts first (a wide short job late under max stretch, the smallest
+    /// under mean response time) gets its whole target at once instead of one slot per heartbeat
+    /// beside every other job below its target (`docs/quality.md`).
+    pub fn with_ranked_assignment(mut self, ranked: bool) -> FlexPolicy {
+        self.ranked = ranked;
+        self
     }
 
     /// FLEX with `circumflex.objective` (default `avg_response_time`); an unknown objective is an
@@ -41,7 +57,7 @@ impl FlexPolicy {
             Some(name) => Objective::parse(name)?,
             None => Objective::default(),
         };
-        Ok(FlexPolicy::new(objective))
+        Ok(FlexPolicy::new(objective).with_ranked_assignment(config.preemption.enabled))
     }
 
     /// The objective.
@@ -173,7 +189,11 @@ impl Policy for FlexPolicy {
                 (pool, ids, solution)
             })
             .collect();
-        plan_from_pools(snapshot, &solved)
+        let mut plan = plan_from_pools(snapshot, &solved);
+        if self.ranked {
+            plan.rule = AssignmentRule::RankedDeficit;
+        }
+        plan
     }
 }
 
