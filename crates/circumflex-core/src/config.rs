@@ -540,12 +540,8 @@ mod tests {
         let off = EngineConfig::from_pairs([("circumflex.policy", "fifo")]).unwrap();
         assert_eq!(off.am, AmAdmissionConfig { enabled: false, max_share: 0.5, slots: 1 });
         assert!(!serde_json::to_string(&off).unwrap().contains("\"am\""), "not serialized while off");
-        let on = EngineConfig::from_pairs([
-            (KEY_AM_ADMISSION, "true"),
-            (KEY_AM_MAX_SHARE, "0.3"),
-            (KEY_AM_SLOTS, "2"),
-        ])
-        .unwrap();
+        let on = EngineConfig::from_pairs([(KEY_AM_ADMISSION, "true"), (KEY_AM_MAX_SHARE, "0.3"), (KEY_AM_SLOTS, "2")])
+            .unwrap();
         assert_eq!(on.am, AmAdmissionConfig { enabled: true, max_share: 0.3, slots: 2 });
         assert!(on.params.is_empty(), "engine keys are not policy parameters");
         for (key, value, allowed) in

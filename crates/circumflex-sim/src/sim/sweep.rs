@@ -306,7 +306,8 @@ impl SweepResult {
                     .find(|k| k.pool == cell.pool && k.nodes == cell.nodes && k.policy == policy)
                     .map(|k| k.ratio);
                 if ratio > tolerated.unwrap_or(1.0) {
-                    let cell = format!("{} {} nodes ({:.0}%)", pool_name(cell.pool), cell.nodes, 100.0 * self.utilization(c));
+                    let cell =
+                        format!("{} {} nodes ({:.0}%)", pool_name(cell.pool), cell.nodes, 100.0 * self.utilization(c));
                     out.push(GateFailure { cell, policy, objective: name, ratio, known: tolerated });
                 }
             }

@@ -332,7 +332,8 @@ fn preemption_frees_slots_for_starved_jobs_and_loses_nothing_but_the_killed_runs
             assert_eq!(killed.len() as u64, on.summary.preempted_tasks, "{who}");
             let lost: i64 = killed.iter().map(|t| t.end_ms - t.start_ms).sum();
             assert_eq!(lost as f64 / 1000.0, on.summary.preempted_lost_s, "{who}");
-            let mut runs: Vec<(u32, Phase, i64)> = ran.iter().map(|t| (t.job, t.phase, t.end_ms - t.start_ms)).collect();
+            let mut runs: Vec<(u32, Phase, i64)> =
+                ran.iter().map(|t| (t.job, t.phase, t.end_ms - t.start_ms)).collect();
             let mut want: Vec<(u32, Phase, i64)> = Vec::new();
             for (i, j) in w.jobs.iter().enumerate() {
                 want.extend(j.map_ms.iter().map(|&d| (i as u32, Phase::Map, d)));
