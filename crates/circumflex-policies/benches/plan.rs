@@ -4,7 +4,7 @@
 //! Target: a 10,000-job FLEX re-plan under 5 ms.
 //!
 //! `replan/*_epoch` and `replan/*_arrival` measure the engine's incremental re-plans of FIFO, Fair and FLEX
-//! (`Snapshot::with_changes`, `docs/performance.md` §6): the same policy alternates between two
+//! (`Snapshot::with_changes`, `docs/performance.md` §7): the same policy alternates between two
 //! snapshots that differ by one epoch's task ends (every 50th job: a task finished or started,
 //! the change list naming those jobs) or by one job leaving and arriving; `plan` above is the
 //! plan from the snapshot alone, which every other caller gets.

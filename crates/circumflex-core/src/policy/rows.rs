@@ -1,6 +1,6 @@
 //! Compact per-job rows a policy keeps between plans, so an incremental re-plan
 //! ([`Snapshot::with_changes`]) reads only the job states that changed and the arrivals instead of
-//! walking every large `JobState` (`docs/performance.md` §6). FIFO and Fair keep their sort keys
+//! walking every large `JobState` (`docs/performance.md` §7). FIFO and Fair keep their sort keys
 //! and demands here, FLEX its items.
 //!
 //! A row must be a pure function of its job's state and of the context the caller passes (what
