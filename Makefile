@@ -12,7 +12,7 @@ APT := $(shell command -v sudo >/dev/null 2>&1 && [ "$$(id -u)" != 0 ] && echo s
 
 ## The main job: Circumflex FLEX against Hadoop's FairScheduler (preemption on) and CapacityScheduler
 ## (default AM limit) on an embedded MiniMRYarnCluster, the Gridmix evaluation's six recorded sleep jobs
-## under each; prints per-job response times, the means and FLEX's ratios. About 5 minutes.
+## under each; prints per-job response times, the means and FLEX's ratios. About 6 minutes.
 ## Options: make demo DEMO_ARGS="--schedulers circumflex-flex,circumflex-fair"
 demo: setup
 	$(GRADLE) $(GRADLE_FLAGS) -q :integration-tests:gridmix:demo $(if $(DEMO_ARGS),-PdemoArgs="$(DEMO_ARGS)")
