@@ -4,12 +4,10 @@ import java.io.File;
 import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import org.apache.hadoop.mapreduce.Cluster;
 import org.apache.hadoop.mapreduce.Job;
 import org.apache.hadoop.mapreduce.JobStatus;
 import org.apache.hadoop.metrics2.lib.DefaultMetricsSystem;
@@ -62,17 +60,8 @@ public final class Demo {
             failures.add(job.getJobName() + " under " + scheduler);
           }
         }
-        // Submission and finish as the ResourceManager saw them (its application reports): a finished
-        // Job's own start time is when its AM started the job, which leaves out the wait for the AM.
-        Map<String, JobStatus> byName = new HashMap<>();
-        Cluster client = new Cluster(cluster.config());
-        try {
-          for (JobStatus status : client.getAllJobStatuses()) {
-            byName.put(status.getJobName(), status);
-          }
-        } finally {
-          client.close();
-        }
+        // Submission and finish as the ResourceManager saw them, not the finished Job's own start time.
+        Map<String, JobStatus> byName = GridmixEval.jobStatusesByName(cluster.config());
         for (int i = 0; i < jobs.size(); i++) {
           JobStatus s = byName.get(jobs.get(i).getJobName());
           boolean ok = s != null && s.getState() == JobStatus.State.SUCCEEDED;

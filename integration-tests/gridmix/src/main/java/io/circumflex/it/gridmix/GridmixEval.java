@@ -275,16 +275,10 @@ public final class GridmixEval {
         throw new IllegalStateException("the Circumflex engine fell back to FIFO: " + fallback);
       }
       Map<Integer, JobStatus> bySeq = new HashMap<>();
-      Cluster client = new Cluster(conf);
-      try {
-        for (JobStatus status : client.getAllJobStatuses()) {
-          String jobName = status.getJobName();
-          if (jobName != null && jobName.matches("GRIDMIX\\d+")) {
-            bySeq.put(Integer.parseInt(jobName.substring("GRIDMIX".length())), status);
-          }
+      for (Map.Entry<String, JobStatus> e : jobStatusesByName(conf).entrySet()) {
+        if (e.getKey().matches("GRIDMIX\\d+")) {
+          bySeq.put(Integer.parseInt(e.getKey().substring("GRIDMIX".length())), e.getValue());
         }
-      } finally {
-        client.close();
       }
       if (bySeq.size() != jobs.size()) {
         throw new IllegalStateException("the RM lists " + bySeq.size() + " Gridmix jobs; the trace has " + jobs.size());
@@ -303,6 +297,25 @@ public final class GridmixEval {
       }
     }
     return rows;
+  }
+
+  /**
+   * Every job the ResourceManager lists, by job name, with submission and finish as the RM saw them
+   * (its application reports; a finished job's own start time is when its AM started it).
+   */
+  static Map<String, JobStatus> jobStatusesByName(Configuration conf) throws Exception {
+    Map<String, JobStatus> byName = new HashMap<>();
+    Cluster client = new Cluster(conf);
+    try {
+      for (JobStatus status : client.getAllJobStatuses()) {
+        if (status.getJobName() != null) {
+          byName.put(status.getJobName(), status);
+        }
+      }
+    } finally {
+      client.close();
+    }
+    return byName;
   }
 
   /** Longest one Gridmix replay may take before it counts as stalled (the longest seen: ~5 min). */
