@@ -132,21 +132,35 @@ impl Cursor<'_> {
     }
 }
 
-/// The JNI/C event boundary: the input is decoded as a sequence of [`ops`] calls with raw host
-/// integers (ids, phase and locality codes, counts, times) on one engine handle, the policy picked
-/// by the first byte. Invariants: no call panics or poisons the engine, and every call after a
-/// refused one still works; the handle closes exactly once.
+/// The JNI/C event boundary: the input is decoded as a sequence of [`ops`] and [`batch`] calls with raw
+/// host integers (ids, phase and locality codes, counts, times) on one engine handle, the policy and
+/// the levers (engine preemption, the AM gate) picked by the first byte, so the
+/// preemption and AM calls reach live engine state. Invariants: no call panics or poisons the engine,
+/// and every call after a refused one still works; the handle closes exactly once.
 pub fn ffi_events(data: &[u8]) {
+    use circumflex::ffi::batch;
+    use circumflex_core::config::{KEY_AM_ADMISSION, KEY_AM_MAX_SHARE, KEY_POLICY, KEY_PREEMPTION};
     let mut input = Cursor { data };
-    let policy = POLICY_NAMES[usize::from(input.byte()) % POLICY_NAMES.len()];
-    let config = BTreeMap::from([(circumflex_core::config::KEY_POLICY.to_string(), policy.to_string())]);
-    let raw = ffi::create_handle(&config).unwrap_or_else(|e| panic!("{policy} must build: {e}")) as i64;
+    // The low bits pick the policy, the top two switch the levers on (so older corpus entries, whose
+    // first byte is small, keep their meaning).
+    let first = input.byte();
+    let policy = POLICY_NAMES[usize::from(first) % POLICY_NAMES.len()];
+    let levers = first >> 6;
+    let mut config = BTreeMap::from([(KEY_POLICY.to_string(), policy.to_string())]);
+    if levers & 1 != 0 {
+        config.insert(KEY_PREEMPTION.to_string(), "true".to_string());
+    }
+    if levers & 2 != 0 {
+        config.insert(KEY_AM_ADMISSION.to_string(), "true".to_string());
+        config.insert(KEY_AM_MAX_SHARE.to_string(), format!("0.{}", 1 + first % 9));
+    }
+    let raw = ffi::create_handle(&config).unwrap_or_else(|e| panic!("{policy} ({config:?}) must build: {e}")) as i64;
     let mut clock: Time = 0;
     let mut out = [0i32; 64];
     let mut calls = 0;
     while !input.data.is_empty() && calls < 512 {
         calls += 1;
-        let op = input.byte() % 13;
+        let op = input.byte() % 17;
         let result = ffi::with_handle(raw, |h| {
             let now = input.time(&mut clock);
             match op {
@@ -172,7 +186,20 @@ pub fn ffi_events(data: &[u8]) {
                 9 => ops::tick(h, now).map(drop),
                 10 => ops::node_update(h, input.int(), input.int(), input.int(), now, &mut out).map(drop),
                 11 => ops::plan_json(h).map(drop),
-                _ => ops::status_json(h, now).map(drop),
+                12 => ops::status_json(h, now).map(drop),
+                // A short output array now and then: decisions that do not fit wait on the handle.
+                13 => batch::preemptions(h, now, &mut out[..usize::from(input.byte() % 3) * 4]).map(drop),
+                14 => {
+                    let record = [input.int(), input.int(), input.int(), input.int()].map(i64::from);
+                    let packed = [record[0], record[1], record[2], record[3], now];
+                    batch::tasks_preempted(h, &packed, input.int()).map(drop)
+                }
+                15 => batch::am_admissions(h, now, &mut out[..usize::from(input.byte() % 4)]).map(drop),
+                _ => {
+                    let kind = i64::from(input.byte() % 5); // 4 is no kind: refused by name
+                    let packed = [kind, i64::from(input.int()), i64::from(input.int()), now];
+                    batch::am_events(h, &packed, input.int()).map(drop)
+                }
             }
         });
         expect_no_internal("ffi event", result);

@@ -697,6 +697,12 @@ fn main_result() -> Result<()> {
             };
             let workload = run.workload(&configs[0].cluster)?;
             eprintln!("{}", describe(&workload, &configs[0]));
+            // How far from optimal each column is (docs/lower-bounds.md); charges no heartbeat, AM or launch.
+            let bounds = circumflex_sim::sim::bound::lower_bounds(&workload, &configs[0].cluster);
+            eprintln!(
+                "lower bounds: mean response time {:.2} s, mean stretch {:.3}, max stretch {:.3}",
+                bounds.mean_response_s, bounds.mean_stretch, bounds.max_stretch
+            );
             let mut results = Vec::with_capacity(configs.len());
             let mut rows = Vec::with_capacity(configs.len());
             for config in configs {
