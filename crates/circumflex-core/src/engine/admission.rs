@@ -366,6 +366,18 @@ impl Engine {
         }
     }
 
+    /// Slots of `job`'s AM if the gate admitted it and the host has not placed it yet, in engine pool
+    /// `pool` (AM containers exist in a shared pool only); 0 otherwise (`engine/preempt.rs`, "AMs").
+    pub(super) fn am_unplaced_slots(&self, job: JobId, pool: usize) -> u32 {
+        if !self.config.am.enabled || pool != 0 || self.config.pool_mode != crate::policy::PoolMode::Shared {
+            return 0;
+        }
+        match self.admission.ams.get(&job) {
+            Some(am) if am.phase == AmPhase::Admitted => am.slots,
+            _ => 0,
+        }
+    }
+
     /// The AM phase of `job`, while the gate tracks it.
     pub fn am_phase(&self, job: JobId) -> Option<AmPhase> {
         self.admission.ams.get(&job).map(|a| a.phase)

@@ -30,6 +30,16 @@
 //! 2,100 s that hold a whole pool on the SWIM day, `docs/quality.md`) for as long as a starved job
 //! would otherwise wait much longer than the victim loses.
 //!
+//! **AMs.** With the AM gate on (`engine/admission.rs`), a job whose AM the engine admitted but the
+//! host could not place (no node had the AM's room free) is starved for the AM's slots in the shared
+//! pool, ranked where the plan ranks the job, and preempted for exactly as a job's waiting tasks are:
+//! otherwise the AM of the job the plan serves first waits for the running tasks of lower-ranked jobs
+//! to end by themselves, which on a loaded cluster of long tasks is most of a short job's life. The
+//! YARN FairScheduler does the same for an application whose AM container is starved. The freed room
+//! goes to the AM through the host's reservation of the node (the shim's `AmPlacement`, modelled by
+//! the simulator), which already holds it out of the node's task capacity; the earmark of such a kill
+//! is not spent on tasks.
+//!
 //! **Where the slot goes.** A kill earmarks the freed slot on its node for the beneficiary: that node's
 //! next heartbeat offers it to the beneficiary first (the FairScheduler's `assignPreemptedContainers`),
 //! so the slot cannot go back to the victim's re-queued task.
@@ -210,6 +220,16 @@ impl Engine {
                 .filter(|f| f.beneficiary == job && in_pool(f.phase))
                 .map(|f| f.count)
                 .sum();
+            // An admitted AM the host has not placed (no node had room: the YARN shim reserves a node
+            // for it, which takes the room out of the pool's task capacity) is starved for its slots
+            // like a task (module docs, "AMs").
+            // Slots already freed for it wait in that reservation (their earmarks stand until the AM is
+            // placed or they lapse): not asked for twice.
+            let am = self.am_unplaced_slots(job, pool);
+            if am > 0 {
+                let freed = self.preempt.earmarks.iter().filter(|m| m.job == job && m.pool == pool).count();
+                deficit = deficit.saturating_add(am.saturating_sub(u32::try_from(freed).unwrap_or(u32::MAX)));
+            }
             deficit = deficit.saturating_sub(coming);
             let starved = deficit > 0 && free == 0;
             let Some(s) = self.sched_mut(job) else { continue };
@@ -409,6 +429,12 @@ impl Engine {
             // A host may report the kill before the slot is free again (MRv1: the attempt's clean-up still
             // holds it): keep the earmark for a heartbeat with a free slot in its pool, until it expires.
             if m.node != node || budget[m.pool] == 0 {
+                i += 1;
+                continue;
+            }
+            // A slot freed for an AM is held by the host's reservation, not offered to tasks: the job's
+            // tasks wait for its AM, and the earmark lapses.
+            if self.tasks_gated(m.job) {
                 i += 1;
                 continue;
             }

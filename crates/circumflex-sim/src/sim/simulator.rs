@@ -36,7 +36,11 @@
 //! [`crate::sim::AmOrder::Eager`]), after the tasks (the CapacityScheduler's queue:
 //! [`crate::sim::AmOrder::Queue`]), or the ones the engine's gate admits (`Engine::am_admissions`, in plan
 //! order, reported with `Engine::am_started`); the node's engine capacity drops by the AM's slots, as the
-//! shim lowers it. `am_startup_ms` later the AM asks: the job's pending counts are set to its declared
+//! shim lowers it. An AM that does not fit reserves the node (as the shim's `AmPlacement` and the
+//! FairScheduler do, leaving one task slot unreserved; not in the queue order, whose AMs wait behind the
+//! earlier applications' tasks): tasks no longer take the reserved slots, which fill as the node's tasks
+//! end (or are preempted for it: `engine/preempt.rs`, "AMs"), and the AM is placed once they are free.
+//! `am_startup_ms` later the AM asks: the job's pending counts are set to its declared
 //! ones (which registers it with the gate). The AM's slots are freed when the job ends. Each task holds its
 //! slot `launch_ms` before its work starts; the engine sees the launch at the start and the end after both.
 
@@ -161,6 +165,8 @@ struct SimNode {
     generation: u32,
     /// Slots held by AM containers (YARN mechanics).
     am: u32,
+    /// Slots reserved for waiting AMs (YARN mechanics): part of `free[0]` that tasks may not take.
+    reserved: u32,
 }
 
 /// A launched task until it ends or is killed.
@@ -205,6 +211,8 @@ struct JobRun {
     finish_ms: Option<Time>,
     /// The node of its AM container (YARN mechanics).
     am_node: Option<u32>,
+    /// The node reserved for its waiting AM container (YARN mechanics).
+    am_reserved: Option<u32>,
 }
 
 /// Where a run stands, as [`Simulation::run_observed`] reports it.
@@ -280,7 +288,16 @@ impl<'w> Simulation<'w> {
             let rack = (i as u64 * c.racks as u64 / c.nodes as u64) as u32;
             engine.add_node(&format!("node{i}"), &format!("/rack{rack}"), cap[0], cap[1]);
             let anchor = (i as i64 * config.heartbeat_ms) / c.nodes as i64;
-            nodes.push(SimNode { rack, free: cap, anchor, last: None, scheduled: false, generation: 0, am: 0 });
+            nodes.push(SimNode {
+                rack,
+                free: cap,
+                anchor,
+                last: None,
+                scheduled: false,
+                generation: 0,
+                am: 0,
+                reserved: 0,
+            });
         }
         let rng = sim_rng(config.seed);
         let record = config.record_tasks;
@@ -471,7 +488,7 @@ impl<'w> Simulation<'w> {
         if always || self.useful(ni) {
             // The true free slots, even in pools with nothing runnable: the engine bounds the choices of
             // one heartbeat (delay-scheduling skips included) by the node's total free slots.
-            let free = self.nodes[ni].free;
+            let free = self.task_free(ni);
             let choices = self.engine.node_update(NodeId(node), free, now)?;
             self.choices.clear();
             self.choices.extend_from_slice(choices);
@@ -589,7 +606,7 @@ impl<'w> Simulation<'w> {
             .copied()
             .ok_or(Error::UnknownId { kind: "job", id: c.job.0 as i64 })? as usize;
         let mut launched = 0;
-        while launched < c.count && self.nodes[ni].free[pool] > 0 {
+        while launched < c.count && self.task_free(ni)[pool] > 0 {
             let picked = match c.phase {
                 Phase::Reduce => self.pick_reduce(wi),
                 Phase::Map => self.pick_map(wi, ni, c.locality),
@@ -774,8 +791,11 @@ impl<'w> Simulation<'w> {
     // ----- YARN mechanics: AM containers ------------------------------------------------------
 
     /// Places waiting AM containers on node `ni` while they fit (module docs): the gate's admissions in
-    /// plan order, or every waiting AM in arrival order; stops at the first that does not fit (the shim
-    /// reserves the node for it).
+    /// plan order, or every waiting AM in arrival order. An AM that reserved this node is placed once
+    /// the node's free slots cover every reservation up to its own; one reserved elsewhere waits for
+    /// that node; the first that fits nowhere yet reserves this node if the node could ever hold it
+    /// with a task slot left unreserved (the shim's rule; not in the queue order), and placing stops
+    /// there.
     fn place_ams(&mut self, ni: usize) -> Result<()> {
         let slots = self.config.yarn.am_slots;
         let order: Vec<u32> = if self.config.engine.am.enabled {
@@ -784,15 +804,39 @@ impl<'w> Simulation<'w> {
         } else {
             self.am_waiting.clone()
         };
+        let cap = self.config.cluster.node_capacity()[0];
+        // The CapacityScheduler's queue serves an application's AM only once the applications before it
+        // ask for nothing more, so it reserves nothing ahead of their tasks.
+        let reserves = self.config.engine.am.enabled || self.config.yarn.am_order != crate::sim::AmOrder::Queue;
+        // Reserved slots of the AMs placed or passed over so far in this call (their turn came first).
+        let mut reserved_ahead = 0u32;
         for wi in order {
-            if self.nodes[ni].free[0] < slots {
-                break;
-            }
             let Some(id) = self.jobs[wi as usize].engine_id else { continue };
+            let n = &self.nodes[ni];
+            match self.jobs[wi as usize].am_reserved {
+                Some(r) if r as usize != ni => continue,
+                Some(_) => {
+                    if n.free[0] < reserved_ahead + slots {
+                        reserved_ahead += slots;
+                        continue;
+                    }
+                    self.nodes[ni].reserved -= slots;
+                    self.jobs[wi as usize].am_reserved = None;
+                }
+                None => {
+                    if n.free[0].saturating_sub(n.reserved) < slots {
+                        if reserves && n.am + n.reserved + slots < cap {
+                            self.nodes[ni].reserved += slots;
+                            self.jobs[wi as usize].am_reserved = Some(ni as u32);
+                            self.report_am_capacity(ni)?;
+                        }
+                        break;
+                    }
+                }
+            }
             self.nodes[ni].free[0] -= slots;
             self.nodes[ni].am += slots;
-            let cap = self.config.cluster.node_capacity();
-            self.engine.set_node_capacity(NodeId(ni as u32), cap[0] - self.nodes[ni].am, cap[1])?;
+            self.report_am_capacity(ni)?;
             self.engine.am_started(id, slots, self.now)?;
             self.jobs[wi as usize].am_node = Some(ni as u32);
             self.am_waiting.retain(|&w| w != wi);
@@ -821,8 +865,7 @@ impl<'w> Simulation<'w> {
         let slots = self.config.yarn.am_slots;
         self.nodes[ni].free[0] += slots;
         self.nodes[ni].am -= slots;
-        let cap = self.config.cluster.node_capacity();
-        self.engine.set_node_capacity(NodeId(ni as u32), cap[0] - self.nodes[ni].am, cap[1])?;
+        self.report_am_capacity(ni)?;
         self.slot_freed(ni);
         Ok(())
     }
@@ -840,10 +883,27 @@ impl<'w> Simulation<'w> {
     /// Whether a heartbeat of the node could launch something: a free slot in a pool with runnable work.
     #[inline]
     fn useful(&self, ni: usize) -> bool {
-        let f = self.nodes[ni].free;
+        let f = self.task_free(ni);
+        let n = &self.nodes[ni];
         (f[0] > 0 && self.runnable[0] > 0)
             || (f[1] > 0 && self.runnable[1] > 0)
-            || (!self.am_waiting.is_empty() && f[0] >= self.config.yarn.am_slots)
+            || (!self.am_waiting.is_empty()
+                && (f[0] >= self.config.yarn.am_slots || (n.reserved > 0 && n.free[0] >= self.config.yarn.am_slots)))
+    }
+
+    /// Free slots tasks may take on node `ni`: the free slots less those reserved for waiting AMs.
+    #[inline]
+    fn task_free(&self, ni: usize) -> [u32; 2] {
+        let n = &self.nodes[ni];
+        [n.free[0].saturating_sub(n.reserved), n.free[1]]
+    }
+
+    /// Tells the engine node `ni`'s task capacity: its slots less AM containers and reservations.
+    fn report_am_capacity(&mut self, ni: usize) -> Result<()> {
+        let cap = self.config.cluster.node_capacity();
+        let held = self.nodes[ni].am + self.nodes[ni].reserved;
+        self.engine.set_node_capacity(NodeId(ni as u32), cap[0].saturating_sub(held), cap[1])?;
+        Ok(())
     }
 
     fn schedule_heartbeat(&mut self, ni: usize, at: Time) {

@@ -145,3 +145,26 @@ proptest! {
         prop_assert!(r.tasks.iter().all(|t| t.phase == Phase::Map || t.phase == Phase::Reduce));
     }
 }
+
+/// An AM that does not fit reserves the node (as the shim's `AmPlacement` does): the next slots that
+/// free go to it, not back to the running job's waiting tasks. Without the reservation a 2-slot AM
+/// would need two slots free at one heartbeat, which a wide job whose tasks end 300 ms apart never
+/// leaves (heartbeats every 100 ms), and the short job would wait for the wide job's last wave.
+#[test]
+fn an_am_that_does_not_fit_reserves_the_node_and_is_placed_as_slots_free() {
+    let wide: Vec<Time> = (0..50).map(|k| 1_000 + 300 * (k % 4)).collect();
+    let w =
+        Workload::new("reserve", vec![SimJob::new(0, wide, vec![]), SimJob::new(3_000, vec![500], vec![])]).unwrap();
+    for gate in [false, true] {
+        let mut c = config("fair", 6, yarn(2, 1_000, 0, AmOrder::Eager));
+        if gate {
+            gate_on(&mut c, 1.0);
+        }
+        let r = run(c, &w);
+        let (wide_end, short_end) = (r.jobs[0].finish_ms.unwrap(), r.jobs[1].finish_ms.unwrap());
+        assert!(wide_end > 12_000, "the wide job runs 50 tasks on at most 4 slots: {wide_end}");
+        // Arrival 3 s, two frees (each within 2 s), start-up 1 s, a free
+        // slot for its task (2 s), work 0.5 s.
+        assert!(short_end < 3_000 + 2 * 2_000 + 1_000 + 2_000 + 500, "gate {gate}: the short job ends at {short_end}");
+    }
+}

@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::config::{AmAdmissionConfig, EngineConfig, PreemptionConfig};
-use crate::engine::Choice;
+use crate::engine::{Choice, Preemption};
 use crate::model::{JobSpec, Locality, NodeId, Phase};
 use crate::policy::{Policy, PoolMode};
 use proptest::prelude::*;
@@ -185,6 +185,47 @@ fn no_preemption_is_decided_for_a_job_whose_am_has_not_registered() {
     assert!(e.plan().entry(short).unwrap().target[0] > 0, "fair gives it a share");
     assert!(e.preemptions(2_000).is_empty(), "its AM has not registered: nothing to run yet");
     assert!(e.preemptions(60_000).is_empty());
+}
+
+/// An AM the gate admitted but no node could hold (the host reserved a node for it) is starved for
+/// its slots: the engine takes them back from the job above its target, once, and the kills' earmarks
+/// are held for the AM instead of going to its (still gated) tasks.
+#[test]
+fn an_admitted_am_that_cannot_be_placed_is_preempted_for_once() {
+    let pre = PreemptionConfig { enabled: true, delay_ms: 1_000, grace_ms: 0, max_fraction: 1.0 };
+    let mut e = engine_with("fair", gate(0.5, 2), pre);
+    let n = e.add_node("n0", "/r", 8, 0);
+    let mut spec = JobSpec::new(0, 40, 0);
+    spec.maps.task_ms = Some(600_000);
+    let (long, _) = e.submit(spec, 0).unwrap();
+    e.set_pending(long, Phase::Map, 0).unwrap();
+    assert_eq!(e.am_admissions(0), &[long]);
+    e.am_started(long, 2, 0).unwrap();
+    e.set_node_capacity(n, 6, 0).unwrap();
+    e.set_pending(long, Phase::Map, 40).unwrap();
+    e.tick(0);
+    for _ in 0..6 {
+        e.task_started(long, Phase::Map, n, Locality::Any, 1_000).unwrap();
+    }
+    let short = submit(&mut e, 2, 0, 2_000);
+    e.tick(2_000);
+    assert_eq!(e.am_admissions(2_000), &[short], "within the share");
+    // The host found no room and reserved the node: its task capacity drops by the AM's 2 slots.
+    e.set_node_capacity(n, 4, 0).unwrap();
+    assert!(e.preemptions(2_500).is_empty(), "starved for less than the delay");
+    let decided = e.preemptions(3_500).to_vec();
+    assert_eq!(decided, vec![Preemption { victim: long, phase: Phase::Map, count: 2, beneficiary: short }]);
+    assert!(e.preemptions(4_000).is_empty(), "in flight: not asked twice");
+    for _ in 0..2 {
+        e.task_preempted(long, Phase::Map, n, 3_000, 4_500).unwrap();
+    }
+    assert!(e.preemptions(5_000).is_empty(), "the freed slots wait in the reservation: not asked again");
+    // The reservation holds them, so the node reports no free task slot; no task of the gated job is offered.
+    assert!(offered_jobs(&mut e, n, 0).is_empty());
+    e.am_started(short, 2, 5_200).unwrap();
+    e.set_node_capacity(n, 4, 0).unwrap();
+    assert!(e.preemptions(60_000).is_empty(), "the AM runs: its job is not starved until it asks");
+    assert_eq!(e.recent_preemptions().filter(|r| r.beneficiary == Some(short)).count(), 2);
 }
 
 #[test]
