@@ -229,6 +229,7 @@ sls: setup
 ## Shared scans on YARN MapReduce (docs/shared-scans.md): CIRCUMFLEX with sharing vs FLEX without, Poisson
 ## arrivals over a generated dataset on mini clusters; writes results/shared-scans/. Not part of `make test`.
 ## Options: make scan-bench SCAN_BENCH_ARGS="--mib 1024 --jobs 6 --rounds 3 --gap-s 20 --seed 1 --out results/shared-scans"
+## (add "--resume true" to keep the complete rounds already in the out folder and run only the missing ones)
 scan-bench: setup
 	$(GRADLE) $(GRADLE_FLAGS) -q :integration-tests:sharedscan:scanBench \
 	  $(if $(SCAN_BENCH_ARGS),-PscanBenchArgs="$(SCAN_BENCH_ARGS)")

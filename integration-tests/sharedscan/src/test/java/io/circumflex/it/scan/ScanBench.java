@@ -27,7 +27,9 @@ import org.apache.hadoop.mapreduce.lib.input.FileInputFormatCounter;
  *
  * <p>Options: {@code --mib N} dataset size (default 1024), {@code --jobs N} (6), {@code --rounds N}
  * (3), {@code --gap-s S} mean inter-arrival time (20), {@code --seed N} (1), {@code --split-mib N}
- * split size (128), {@code --out DIR}.
+ * split size (128), {@code --out DIR}, {@code --resume true}: keep the complete rounds of an earlier
+ * run's {@code DIR/jobs.csv} (same options) and run only the rounds still missing, so the 3 rounds can
+ * be collected over several sittings of a machine that cannot give the whole run one sitting.
  */
 public final class ScanBench {
   private ScanBench() {}
@@ -63,6 +65,7 @@ public final class ScanBench {
     long seed = 1;
     long splitMib = 128;
     File out = new File("results/shared-scans");
+    boolean resume = false;
     for (int i = 0; i < args.length; i++) {
       String a = args[i];
       if (i + 1 >= args.length) {
@@ -77,13 +80,18 @@ public final class ScanBench {
         case "--seed": seed = Long.parseLong(v); break;
         case "--split-mib": splitMib = Long.parseLong(v); break;
         case "--out": out = new File(v); break;
+        case "--resume": resume = Boolean.parseBoolean(v); break;
         default: throw new IllegalArgumentException("unknown option " + a
-            + "; allowed: --mib --jobs --rounds --gap-s --seed --split-mib --out");
+            + "; allowed: --mib --jobs --rounds --gap-s --seed --split-mib --out --resume");
       }
     }
     out.mkdirs();
-    List<Row> rows = new ArrayList<>();
     String[] setups = {"circumflex+sharing", "flex"};
+    List<Row> rows = resume ? completeRounds(new File(out, "jobs.csv"), setups, jobs) : new ArrayList<>();
+    int first = rows.isEmpty() ? 0 : rows.get(rows.size() - 1).round + 1;
+    if (resume) {
+      System.err.printf("resuming: %d complete rounds kept from %s%n", first, new File(out, "jobs.csv"));
+    }
     // One cluster and one dataset for both set-ups: the scheduler's policy is switched between set-ups
     // (the refresh `yarn rmadmin -refreshQueues` makes) while the cluster is idle, and the set-ups
     // alternate round by round (round r runs set-up r mod 2 first), so load from other work on the
@@ -96,7 +104,7 @@ public final class ScanBench {
       long splitBytes = splitMib * 1024 * 1024;
       System.err.printf("dataset %d bytes, %d splits, generated in %.1f s%n", size,
           (size + splitBytes - 1) / splitBytes, (System.currentTimeMillis() - genStart) / 1000.0);
-      for (int r = 0; r < rounds; r++) {
+      for (int r = first; r < rounds; r++) {
         for (int k = 0; k < 2; k++) {
           String setup = setups[(r + k) % 2];
           boolean shared = setup.startsWith("circumflex");
@@ -192,6 +200,47 @@ public final class ScanBench {
       }
     }
     return v;
+  }
+
+  /**
+   * The rows of the complete rounds 0..k-1 of an earlier run's jobs.csv (a round is complete when both
+   * set-ups have all {@code jobs} rows); a later round, complete or not, is dropped with the partial one
+   * (it is run again). A missing file keeps nothing; a malformed one is refused by name.
+   */
+  static List<Row> completeRounds(File csv, String[] setups, int jobs) throws Exception {
+    List<Row> kept = new ArrayList<>();
+    if (!csv.isFile()) {
+      return kept;
+    }
+    List<String> lines = java.nio.file.Files.readAllLines(csv.toPath(), StandardCharsets.UTF_8);
+    List<Row> all = new ArrayList<>();
+    for (int n = 1; n < lines.size(); n++) {
+      String[] f = lines.get(n).split(",");
+      if (f.length != 8) {
+        throw new IllegalArgumentException(csv + " line " + (n + 1) + ": expected 8 columns, found " + f.length);
+      }
+      try {
+        all.add(new Row(f[0], Integer.parseInt(f[1]), Integer.parseInt(f[2]), Kind.valueOf(f[3]),
+            Math.round(Double.parseDouble(f[4]) * 1000), Math.round(Double.parseDouble(f[5]) * 1000),
+            Long.parseLong(f[6]), Long.parseLong(f[7])));
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException(csv + " line " + (n + 1) + ": " + e.getMessage(), e);
+      }
+    }
+    for (int r = 0; ; r++) {
+      List<Row> round = new ArrayList<>();
+      for (Row row : all) {
+        if (row.round == r) {
+          round.add(row);
+        }
+      }
+      for (String setup : setups) {
+        if (round.stream().filter(row -> row.setup.equals(setup)).count() != jobs) {
+          return kept;
+        }
+      }
+      kept.addAll(round);
+    }
   }
 
   /** Writes jobs.csv (every finished job) and summary.md (statistics over the {@code done} complete rounds). */
