@@ -7,8 +7,9 @@
 //! slots and 200 flows × 20 jobs on 250 slots (shared pool), the first 5 jobs of every flow submitted
 //! and the other 15 known only from the adjacency keys; minisum `avg_response_time` (Fig. 6 on the
 //! compressed grid) and minimax `max_stretch` (Fig. 8); `avg_response_time_epochs` alternates two
-//! consecutive epochs' snapshots, so the minisum relaxation is warm-started from the other epoch's
-//! solution (the same-snapshot rows re-plan an unchanged snapshot, the warm start's best case).
+//! consecutive epochs' snapshots (every flow's volume and cost changed; the same-snapshot rows re-plan
+//! an unchanged snapshot). The policy solves the relaxation cold by the network simplex method and
+//! keeps only its flow views between plans, so both rows plan each snapshot as a fresh policy would.
 //! Target (issue 20): minisum at 200 × 20 under 20 ms.
 //!
 //! Run: `cargo bench -p circumflex-policies --bench flowflex` (add `-- --quick` while iterating).
@@ -130,8 +131,7 @@ fn bench_replan(c: &mut Criterion) {
             });
         }
         // Epoch after epoch: plans alternate between this snapshot and the next epoch's (2 s later,
-        // one map of every job finished, so every flow's volume and every cost changed), so each
-        // minisum plan is warm-started from a different instance's solution, never its own.
+        // one map of every job finished, so every flow's volume and every cost changed).
         let mut later = jobs.clone();
         for job in &mut later {
             let map = job.phase_mut(Phase::Map);

@@ -18,7 +18,8 @@
 //!   is empty.
 //!
 //! Length: `SOAK_EVENTS` events per policy (default 2,500: the short run of the default tests);
-//! `make soak` runs millions in release mode. `SOAK_SEED` changes the stream.
+//! `make soak` runs millions in release mode. `SOAK_SEED` changes the stream. `SOAK_POLICIES`
+//! (comma-separated names) soaks only those policies, e.g. to time `flowflex` against `flex`.
 //!
 //! Memory: the engine retires every job once it ends (its state is freed; only the last
 //! `RECENT_JOBS` ended jobs are kept for reports), so memory is bounded by the live jobs. This
@@ -472,8 +473,13 @@ fn engine_soak_keeps_invariants_and_memory_flat() {
     let seed: u64 = std::env::var("SOAK_SEED").ok().and_then(|v| v.parse().ok()).unwrap_or(7);
     let check_every = if events > 100_000 { 64 } else { 1 };
     assert_eq!(POLICIES.len(), circumflex_policies::POLICY_NAMES.len(), "every policy is soaked");
+    let only: Option<Vec<String>> =
+        std::env::var("SOAK_POLICIES").ok().map(|v| v.split(',').map(|p| p.trim().to_string()).collect());
     let mut total_events = 0;
     for &(policy, mode) in POLICIES {
+        if only.as_ref().is_some_and(|names| !names.iter().any(|n| n == policy)) {
+            continue;
+        }
         let mut host = Host::new(policy, mode, seed, check_every);
         // Warm-up: enough cycles to fill the engine's ring of recent jobs, so allocator pools, index
         // capacity and the ring are in place before measuring.
@@ -484,7 +490,9 @@ fn engine_soak_keeps_invariants_and_memory_flat() {
         let (peak_rss_start, rss_start) = rss();
         let (jobs_start, nodes_start, events_start) = (host.submitted, host.nodes_added(), host.events);
         let started = std::time::Instant::now();
+        let plans_start = host.engine.stats();
         let (peak_first, peak_last) = host.run(events);
+        let plans = host.engine.stats();
         let (heap_end, _) = heap();
         let (peak_rss_end, rss_end) = rss();
         let jobs = host.submitted - jobs_start;
@@ -492,7 +500,7 @@ fn engine_soak_keeps_invariants_and_memory_flat() {
         total_events += host.events - events_start;
         println!(
             "soak {policy:>19} ({mode:?}): {} events, {jobs} jobs ({} rejected, {} finished in all), {} task \
-             failures, {} node losses ({nodes_added} re-added), {:.1} s; live heap drained start {:.1} KiB \
+             failures, {} node losses ({nodes_added} re-added), {:.1} s ({} plans, {:.0} ms planning); live heap drained start {:.1} KiB \
              end {:.1} KiB ({:+} B); peak live heap first cycle {:.1} KiB last cycle {:.1} KiB; peak RSS start \
              {:.1} MiB end {:.1} MiB; RSS {:.1} -> {:.1} MiB",
             host.events - events_start,
@@ -501,6 +509,8 @@ fn engine_soak_keeps_invariants_and_memory_flat() {
             host.failures,
             host.node_losses,
             started.elapsed().as_secs_f64(),
+            plans.plans - plans_start.plans,
+            (plans.total_plan_ns - plans_start.total_plan_ns) as f64 / 1e6,
             heap_start as f64 / 1024.0,
             heap_end as f64 / 1024.0,
             heap_end as i64 - heap_start as i64,

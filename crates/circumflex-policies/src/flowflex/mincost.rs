@@ -11,6 +11,8 @@
 //! non-negative afterwards. Ties in Dijkstra go to the smaller node index, so the flow is a
 //! deterministic function of the arc insertion order. Residual capacities below `1e-12` count as 0.
 
+mod simplex;
+
 use circumflex_core::error::{Error, Result};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -459,6 +461,64 @@ mod tests {
                 prop_assert!(inner.abs() < 1e-7);
             }
             prop_assert!((balance[7] - 10.0).abs() < 1e-7);
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(512))]
+        /// The network simplex method reaches the successive-shortest-path cost on random networks
+        /// (capacitated and uncapacitated arcs, zero-cost ties, parallel arcs), with the same
+        /// certificate (no negative residual cycle), flow conserved and capacities respected; it
+        /// reports a demand the network cannot carry, as `solve` does; and it is deterministic.
+        #[test]
+        fn simplex_matches_successive_shortest_paths(
+            arcs in proptest::collection::vec((0usize..6, 0usize..6, 0u32..6, 0u32..9), 1..30),
+            direct in proptest::collection::vec((0u32..4, 0u32..30), 6),
+            demand in 1u32..14,
+        ) {
+            let build = || {
+                let mut net = MinCostFlow::new(8);
+                let mut ids = Vec::new();
+                for (i, &(cap, cost)) in direct.iter().enumerate() {
+                    let cap = if cap == 3 { f64::INFINITY } else { f64::from(cap) };
+                    ids.push((0, i + 1, net.add_arc(0, i + 1, cap, f64::from(cost)).unwrap(), cap));
+                    ids.push((i + 1, 7, net.add_arc(i + 1, 7, 2.0, 0.0).unwrap(), 2.0));
+                }
+                for &(a, b, cap, cost) in &arcs {
+                    if a != b {
+                        let cap = if cap == 5 { f64::INFINITY } else { f64::from(cap) };
+                        ids.push((a + 1, b + 1, net.add_arc(a + 1, b + 1, cap, f64::from(cost)).unwrap(), cap));
+                    }
+                }
+                (net, ids)
+            };
+            let demand = f64::from(demand);
+            let (mut cold, _) = build();
+            let (mut fast, ids) = build();
+            match (cold.solve(0, 7, demand), fast.solve_simplex(0, 7, demand)) {
+                (Ok(want), Ok(got)) => {
+                    prop_assert!((want - got).abs() <= 1e-9 * want.max(1.0), "ssp {} simplex {}", want, got);
+                    prop_assert!(!fast.has_negative_residual_cycle());
+                    let mut balance = [0.0f64; 8];
+                    for &(a, b, id, cap) in &ids {
+                        let f = fast.flow_on(id);
+                        prop_assert!(f >= 0.0 && f <= cap, "{} on capacity {}", f, cap);
+                        balance[a] -= f;
+                        balance[b] += f;
+                    }
+                    for inner in &balance[1..=6] {
+                        prop_assert!(inner.abs() < 1e-9);
+                    }
+                    prop_assert!((balance[7] - demand).abs() < 1e-9);
+                    let (mut again, _) = build();
+                    again.solve_simplex(0, 7, demand).unwrap();
+                    for &(_, _, id, _) in &ids {
+                        prop_assert_eq!(again.flow_on(id), fast.flow_on(id));
+                    }
+                }
+                (Err(_), Err(e)) => prop_assert!(e.to_string().contains("min-cost flow demand"), "{}", e),
+                (want, got) => prop_assert!(false, "ssp {:?} simplex {:?}", want, got),
+            }
         }
     }
 

@@ -27,7 +27,11 @@
 //!   max with `Σ_j w_j(Q_j)`. (The paper's horizon argument — some optimal schedule ends by `H` — is
 //!   assumed, as in the paper.)
 //! - Equal-cost optima are broken by the solver's deterministic order (arcs in chain, then interval
-//!   order; Dijkstra ties to the smaller node index).
+//!   order; Dijkstra ties to the smaller node index; the simplex's pivots follow the arc order too).
+//! - **Two solvers.** The reproduction's functions use successive shortest paths
+//!   ([`MinCostFlow::solve`]); epoch re-planning ([`minisum_for_planning`]) uses the network simplex
+//!   method ([`MinCostFlow::solve_simplex`]), several times faster on the engine's networks (issue 20,
+//!   `docs/performance.md`). Both are exact; they may break cost ties differently.
 
 use super::chain::PseudoChain;
 use super::greedy::{chain_lower_bound, schedule_by_deadlines, DeadlineSchedule};
@@ -268,6 +272,17 @@ fn warm_flow(
     start
 }
 
+/// Which solver runs Fig. 6's network.
+#[derive(Clone, Copy, Debug)]
+enum Solver<'a> {
+    /// Successive shortest paths ([`MinCostFlow::solve`]): the reproduction's solver.
+    Paths,
+    /// Successive shortest paths repaired from an earlier solution ([`MinCostFlow::solve_warm`]).
+    Warm(&'a WarmStart),
+    /// The network simplex method ([`MinCostFlow::solve_simplex`]): epoch re-planning.
+    Simplex,
+}
+
 /// Builds and solves Fig. 6's network on `grid` with per-(chain, interval) costs from `charge`;
 /// returns the cost and, per chain, the arcs `(interval, arc id)` with the network. With `warm`, the
 /// solve starts from that solution ([`MinCostFlow::solve_warm`]; same optimal cost).
@@ -278,7 +293,7 @@ fn solve_network(
     slots: u32,
     grid: &[f64],
     charge: impl Fn(usize, usize) -> f64,
-    warm: Option<&WarmStart>,
+    solver: Solver<'_>,
 ) -> Result<SolvedNetwork> {
     let (m, intervals) = (chains.len(), grid.len());
     // Nodes: 0 = r, 1..=m = a_j, m+1..=m+K = b_k, m+K+1 = r'.
@@ -310,9 +325,10 @@ fn solve_network(
         previous = end;
     }
     let demand = volumes.iter().sum();
-    let cost = match warm {
-        None => net.solve(source, sink, demand)?,
-        Some(warm) => {
+    let cost = match solver {
+        Solver::Simplex => net.solve_simplex(source, sink, demand)?,
+        Solver::Paths => net.solve(source, sink, demand)?,
+        Solver::Warm(warm) => {
             let start = warm_flow(warm, volumes, &capacities, &source_arcs, &arcs, &sink_arcs, &down_arcs);
             let p = &warm.prices;
             let mut potential = Vec::with_capacity(m + intervals + 2);
@@ -359,11 +375,15 @@ pub fn minisum_best_rounding(
     grid: Vec<f64>,
     thetas: &[f64],
 ) -> Result<MinisumSchedule> {
-    best_rounding(chains, costs, slots, grid, thetas, true, None).map(|(out, _)| out)
+    best_rounding(chains, costs, slots, grid, thetas, true, Solver::Paths).map(|(out, _)| out)
 }
 
 /// [`minisum_best_rounding`] without the certified bound's second solve (epoch re-planning needs
-/// only the schedule): `lower_bound` is then just `Σ_j w_j(Q_j)`.
+/// only the schedule): `lower_bound` is then just `Σ_j w_j(Q_j)`. The relaxation is solved cold by
+/// the network simplex method ([`MinCostFlow::solve_simplex`], the engine policy's solver; why:
+/// its module docs): the same optimal cost as [`minisum_best_rounding`]'s successive shortest paths,
+/// and a deterministic function of the instance, though among equal-cost optima it may pick another
+/// flow. If the simplex fails (its pivot budget), successive shortest paths run.
 pub fn minisum_for_planning(
     chains: &[PseudoChain],
     costs: &[Penalty],
@@ -371,11 +391,13 @@ pub fn minisum_for_planning(
     grid: Vec<f64>,
     thetas: &[f64],
 ) -> Result<MinisumSchedule> {
-    best_rounding(chains, costs, slots, grid, thetas, false, None).map(|(out, _)| out)
+    best_rounding(chains, costs, slots, grid, thetas, false, Solver::Simplex).map(|(out, _)| out)
 }
 
-/// [`minisum_for_planning`] warm-started from an earlier solution (`None`: the cold solve, exactly
-/// [`minisum_for_planning`]), also returning the solved network's prices for the next warm start.
+/// Fig. 6 without the certified bound, warm-started from an earlier solution by successive shortest
+/// paths ([`MinCostFlow::solve_warm`]; `None`: the cold successive-shortest-path solve), also
+/// returning the solved network's prices for the next warm start. The engine policy no longer uses it
+/// (its plans would depend on the history of plans; [`minisum_for_planning`] solves cold faster).
 ///
 /// The relaxation's optimal cost is the cold solve's (the warm solver ends with the same optimality
 /// certificate, [`MinCostFlow::solve_warm`]); where the relaxation has several optimal flows the warm
@@ -392,7 +414,7 @@ pub fn minisum_for_planning_warm(
     thetas: &[f64],
     warm: Option<&WarmStart>,
 ) -> Result<(MinisumSchedule, Prices)> {
-    best_rounding(chains, costs, slots, grid, thetas, false, warm)
+    best_rounding(chains, costs, slots, grid, thetas, false, warm.map_or(Solver::Paths, Solver::Warm))
 }
 
 fn best_rounding(
@@ -402,7 +424,7 @@ fn best_rounding(
     grid: Vec<f64>,
     thetas: &[f64],
     certify: bool,
-    warm: Option<&WarmStart>,
+    solver: Solver<'_>,
 ) -> Result<(MinisumSchedule, Prices)> {
     check_inputs(chains, costs)?;
     if let Some(theta) = thetas.iter().find(|t| !(**t > 0.0 && **t < 1.0)).or(thetas.is_empty().then_some(&0.0)) {
@@ -420,10 +442,11 @@ fn best_rounding(
     let q: Vec<f64> = chains.iter().map(|c| chain_lower_bound(c, slots)).collect();
     let volumes: Vec<f64> = chains.iter().map(PseudoChain::volume).collect();
     let charge = |j: usize, k: usize| costs[j].eval(grid[k]);
-    let (relaxation_cost, net, arcs) = match warm {
-        None => solve_network(chains, &q, &volumes, slots, &grid, charge, None)?,
-        Some(_) => solve_network(chains, &q, &volumes, slots, &grid, charge, warm)
-            .or_else(|_| solve_network(chains, &q, &volumes, slots, &grid, charge, None))?,
+    // A failed warm start or simplex (an iteration budget) falls back to successive shortest paths.
+    let (relaxation_cost, net, arcs) = match solver {
+        Solver::Paths => solve_network(chains, &q, &volumes, slots, &grid, charge, Solver::Paths)?,
+        _ => solve_network(chains, &q, &volumes, slots, &grid, charge, solver)
+            .or_else(|_| solve_network(chains, &q, &volumes, slots, &grid, charge, Solver::Paths))?,
     };
     let prices = network_prices(&net, m, grid.len());
     let certified = if certify {
@@ -434,7 +457,7 @@ fn best_rounding(
             slots,
             &grid,
             |j, k| cheapest_in_interval(&costs[j], q[j], if k == 0 { 0.0 } else { grid[k - 1] }),
-            None,
+            Solver::Paths,
         )?
         .0
     } else {

@@ -35,6 +35,14 @@
 //!   of flows) keeping the best of `θ ∈ {0.3, 0.5, 0.7}`; minimax ones run Fig. 8 to a relative tolerance of 1e-3. If a flow's
 //!   adjacency has a cycle, its edges are ignored (its jobs become singleton flows) rather than
 //!   failing the plan; if the solver fails, flows are list-scheduled by their lower bound `Q_j`.
+//!   The minisum relaxation is solved cold at every plan by the network simplex method
+//!   ([`super::minisum::minisum_for_planning`]). **Decision (issue 20):** no warm start from the
+//!   previous plan's flow; the cold simplex is faster than the warm successive-shortest-path repair
+//!   on the engine's networks, and it keeps every plan a function of its snapshot (and of the ended
+//!   jobs the policy was told of): a warm start could pick another optimum among equal-cost ones
+//!   depending on the history of plans. What the policy keeps between plans is exact: the flow views
+//!   (nodes, edges, the reported [`Plan::flows`] entry), reused while a flow's live jobs and history
+//!   are unchanged.
 //! - **Targets**: each job's average slots over the next epoch of the Stage 3 schedule, rounded by
 //!   largest remainder so the pool total never exceeds its capacity, then capped by the job's
 //!   runnable demand and maximum slots. A job with an unfinished predecessor gets 0 (digest §5
@@ -42,6 +50,7 @@
 //!   in Stage 2 priority order and records them in [`Plan::flows`].
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 use super::flow::{Flow, FlowJob};
 use super::Instance;
@@ -69,32 +78,17 @@ pub struct FlowFlexPolicy {
     epoch_ms: Time,
     /// Per flow id: what the planner needs of the flow's ended jobs.
     history: BTreeMap<String, FlowHistory>,
-    /// Per pool (position in `ClusterView::pools`): the
-    /// minisum relaxation's solution of the last plan, the next plan's warm start (module docs).
-    relaxed: Vec<Option<Relaxed>>,
+    /// The views of the last plan, by flow id and by job for singleton flows (module docs).
+    views: ViewCache,
 }
 
-/// The last minisum relaxation of a pool, by flow id: the policy's own memory, like the flow history.
+/// The flow views of the last plan, kept while their inputs are unchanged: a view is a function of
+/// the flow's live jobs (their ids, in submission order: a job's flow membership never changes) and
+/// of its history, which only grows (`FlowHistory::count` counts what it learnt).
 #[derive(Clone, Debug, Default)]
-struct Relaxed {
-    /// Per flow id: the work its chain charged to each grid interval, and its chain node's price.
-    flows: BTreeMap<String, (Vec<f64>, f64)>,
-    /// The other node prices (the per-chain entries of `chains` are unused).
-    prices: super::minisum::Prices,
-}
-
-impl Relaxed {
-    /// The warm start for an instance whose chains belong to `flow_ids`, in that order.
-    fn warm_start(&self, flow_ids: &[&str]) -> super::minisum::WarmStart {
-        let known: Vec<Option<&(Vec<f64>, f64)>> = flow_ids.iter().map(|id| self.flows.get(*id)).collect();
-        super::minisum::WarmStart {
-            charged: known.iter().map(|k| k.map(|(c, _)| c.clone())).collect(),
-            prices: super::minisum::Prices {
-                chains: known.iter().map(|k| k.map_or(self.prices.source, |(_, p)| *p)).collect(),
-                ..self.prices.clone()
-            },
-        }
-    }
+struct ViewCache {
+    flows: BTreeMap<String, Arc<FlowView>>,
+    jobs: BTreeMap<JobId, Arc<FlowView>>,
 }
 
 /// What FlowFlex keeps of a flow's ended jobs (module docs).
@@ -170,7 +164,6 @@ struct Node {
 /// A flow as the planner sees it.
 #[derive(Clone, Debug)]
 struct FlowView {
-    id: String,
     nodes: Vec<Node>,
     /// Edges between unfinished nodes (indices into `nodes`).
     edges: Vec<(usize, usize)>,
@@ -178,12 +171,38 @@ struct FlowView {
     known: Vec<JobId>,
     /// The flow's ended jobs.
     ended: FlowHistory,
+    /// The view as the plan reports it ([`Plan::flows`]).
+    reported: PlanFlow,
+}
+
+impl FlowView {
+    fn new(
+        id: String,
+        nodes: Vec<Node>,
+        edges: Vec<(usize, usize)>,
+        known: Vec<JobId>,
+        ended: FlowHistory,
+    ) -> FlowView {
+        let reported = PlanFlow {
+            flow_id: id.clone(),
+            nodes: nodes
+                .iter()
+                .enumerate()
+                .map(|(i, n)| PlanFlowNode {
+                    name: n.name.clone(),
+                    job: n.job,
+                    predecessors: edges.iter().filter(|e| e.1 == i).map(|e| nodes[e.0].name.clone()).collect(),
+                })
+                .collect(),
+        };
+        FlowView { nodes, edges, known, ended, reported }
+    }
 }
 
 impl FlowFlexPolicy {
     /// FlowFlex optimizing `objective`, averaging targets over epochs of `epoch_ms`.
     pub fn new(objective: Objective, epoch_ms: Time) -> FlowFlexPolicy {
-        FlowFlexPolicy { objective, epoch_ms, history: BTreeMap::new(), relaxed: Vec::new() }
+        FlowFlexPolicy { objective, epoch_ms, history: BTreeMap::new(), views: ViewCache::default() }
     }
 
     /// From `circumflex.objective` (default `avg_response_time`) and `circumflex.epoch.ms`.
@@ -196,8 +215,14 @@ impl FlowFlexPolicy {
     }
 }
 
-/// Groups the snapshot's jobs into flows (module docs), in order of their first active job.
-fn flow_views(snapshot: &Snapshot<'_>, history: &BTreeMap<String, FlowHistory>) -> Vec<FlowView> {
+/// Groups the snapshot's jobs into flows (module docs), in order of their first active job. Views
+/// whose inputs did not change since the last plan are taken from `cache`, which then holds exactly
+/// this plan's views.
+fn flow_views(
+    snapshot: &Snapshot<'_>,
+    history: &BTreeMap<String, FlowHistory>,
+    cache: &mut ViewCache,
+) -> Vec<Arc<FlowView>> {
     let mut by_id: BTreeMap<&str, Vec<JobId>> = BTreeMap::new();
     for job in snapshot.active_jobs() {
         if let Some(flow) = &job.spec.flow {
@@ -205,25 +230,40 @@ fn flow_views(snapshot: &Snapshot<'_>, history: &BTreeMap<String, FlowHistory>) 
         }
     }
     let mut views = Vec::new();
-    let mut planned: BTreeMap<&str, ()> = BTreeMap::new();
+    let mut fresh = ViewCache::default();
     for job in snapshot.active_jobs() {
         let Some(flow) = &job.spec.flow else {
-            views.push(FlowView {
-                id: format!("job-{}", job.id.0),
-                nodes: vec![Node { name: job.spec.name.clone(), job: Some(job.id) }],
-                edges: Vec::new(),
-                known: vec![job.id],
-                ended: FlowHistory::default(),
-            });
+            let view = match cache.jobs.remove(&job.id) {
+                Some(view) => view,
+                None => Arc::new(FlowView::new(
+                    format!("job-{}", job.id.0),
+                    vec![Node { name: job.spec.name.clone(), job: Some(job.id) }],
+                    Vec::new(),
+                    vec![job.id],
+                    FlowHistory::default(),
+                )),
+            };
+            fresh.jobs.insert(job.id, Arc::clone(&view));
+            views.push(view);
             continue;
         };
-        if planned.insert(flow.flow_id.as_str(), ()).is_some() {
+        let id = flow.flow_id.as_str();
+        if fresh.flows.contains_key(id) {
             continue;
         }
-        let known = by_id.get(flow.flow_id.as_str()).cloned().unwrap_or_default();
-        let ended = history.get(flow.flow_id.as_str()).cloned().unwrap_or_default();
-        views.push(build_view(snapshot, &flow.flow_id, known, ended));
+        let known = by_id.get(id).map(Vec::as_slice).unwrap_or_default();
+        let learnt = history.get(id).map_or(0, |h| h.count);
+        let view = match cache.flows.remove(id) {
+            Some(view) if view.known == known && view.ended.count == learnt => view,
+            _ => {
+                let ended = history.get(id).cloned().unwrap_or_default();
+                Arc::new(build_view(snapshot, id, known.to_vec(), ended))
+            }
+        };
+        fresh.flows.insert(id.to_string(), Arc::clone(&view));
+        views.push(view);
     }
+    *cache = fresh;
     views
 }
 
@@ -277,7 +317,7 @@ fn build_view(snapshot: &Snapshot<'_>, flow_id: &str, known: Vec<JobId>, ended: 
         }
     }
     let nodes = names.iter().map(|n| Node { name: n.to_string(), job: active.get(n).copied() }).collect();
-    FlowView { id: flow_id.to_string(), nodes, edges, known, ended }
+    FlowView::new(flow_id.to_string(), nodes, edges, known, ended)
 }
 
 /// Slots the job could ever use in `pool`: its maximum, capped by its unfinished tasks there.
@@ -350,7 +390,7 @@ fn shift_linear(costs: &mut [Penalty], aggregate: Aggregate) {
 type FlowSpec = (Vec<FlowJob>, Vec<(usize, usize)>, JobFacts);
 
 /// The planned flows for one pool: per flow its model, the node of each model job, and its cost.
-fn build_flows(snapshot: &Snapshot<'_>, views: &[FlowView], pool: &Pool, objective: Objective) -> Vec<Flow> {
+fn build_flows(snapshot: &Snapshot<'_>, views: &[Arc<FlowView>], pool: &Pool, objective: Objective) -> Vec<Flow> {
     let now = snapshot.now as f64;
     let mut specs: Vec<FlowSpec> = Vec::with_capacity(views.len());
     for view in views {
@@ -396,52 +436,29 @@ fn build_flows(snapshot: &Snapshot<'_>, views: &[FlowView], pool: &Pool, objecti
         .unwrap_or_default()
 }
 
-/// Solves the instance; the greedy by lower bound if the chosen stage fails. Minisum objectives
-/// warm-start the relaxation from `warm` (the pool's previous solution, matched by flow id) and return
-/// this solution for the next plan.
-fn solve(
-    instance: &Instance,
-    objective: Objective,
-    flow_ids: &[&str],
-    warm: Option<&Relaxed>,
-) -> (Option<super::greedy::DeadlineSchedule>, Option<Relaxed>) {
-    let mut relaxed = None;
+/// Solves the instance; the greedy by lower bound if the chosen stage fails.
+fn solve(instance: &Instance, objective: Objective) -> Option<super::greedy::DeadlineSchedule> {
     let outcome = match objective.aggregate() {
         Aggregate::MiniSum => {
             let costs = instance.costs();
-            let start = warm.map(|w| w.warm_start(flow_ids));
             super::minisum::geometric_grid(instance.chains(), instance.slots(), ENGINE_GRID_RATIO)
                 .and_then(|grid| {
-                    super::minisum::minisum_for_planning_warm(
+                    super::minisum::minisum_for_planning(
                         instance.chains(),
                         &costs,
                         instance.slots(),
                         grid,
                         &[0.3, 0.5, 0.7],
-                        start.as_ref(),
                     )
                 })
-                .map(|(m, prices)| {
-                    relaxed = Some(Relaxed {
-                        flows: flow_ids
-                            .iter()
-                            .zip(&m.charged)
-                            .zip(&prices.chains)
-                            .map(|((id, c), p)| (id.to_string(), (c.clone(), *p)))
-                            .collect(),
-                        prices: super::minisum::Prices { chains: Vec::new(), ..prices },
-                    });
-                    m.schedule
-                })
+                .map(|m| m.schedule)
         }
         Aggregate::MiniMax => {
             let lb0 = super::minimax::basic_lower_bound(instance.chains(), &instance.costs(), instance.slots());
             instance.minimax(1e-3 * lb0.abs().max(1.0)).map(|m| m.schedule)
         }
     };
-    let schedule =
-        outcome.or_else(|_| instance.schedule_by_deadlines(&vec![f64::INFINITY; instance.chains().len()])).ok();
-    (schedule, relaxed)
+    outcome.or_else(|_| instance.schedule_by_deadlines(&vec![f64::INFINITY; instance.chains().len()])).ok()
 }
 
 /// Integer targets from fractional averages: floors, then +1 by largest remainder up to the
@@ -488,28 +505,21 @@ impl Policy for FlowFlexPolicy {
                 live.contains(id.as_str()) || h.last_end_ms.saturating_add(FLOW_HISTORY_MS) >= snapshot.now
             });
         }
-        let views = flow_views(snapshot, &self.history);
+        let views = flow_views(snapshot, &self.history, &mut self.views);
         let window = (self.epoch_ms.max(1) as f64 / UNIT_MS).max(1e-6);
         // Per pool: (pool, job ids, their targets), and the Stage 2 flow order of the first pool.
         let mut results: Vec<(Pool, Vec<(JobId, u32)>)> = Vec::new();
         let mut order: Vec<JobId> = Vec::new();
         let mut predicted: Vec<(JobId, Time)> = Vec::new();
-        let flow_ids: Vec<&str> = views.iter().map(|v| v.id.as_str()).collect();
-        let pools: Vec<Pool> = snapshot.cluster.pools().collect();
-        self.relaxed.resize(pools.len(), None);
-        for (position, pool) in pools.into_iter().enumerate() {
-            let warm = self.relaxed.get_mut(position).and_then(Option::take);
+        for pool in snapshot.cluster.pools() {
             if pool.capacity == 0 || views.is_empty() {
                 continue;
             }
             let flows = build_flows(snapshot, &views, &pool, self.objective);
-            let Some(schedule) = Instance::new(flows, pool.capacity).ok().and_then(|instance| {
-                let (schedule, relaxed) = solve(&instance, self.objective, &flow_ids, warm.as_ref());
-                if let Some(slot) = self.relaxed.get_mut(position) {
-                    *slot = relaxed;
-                }
-                schedule.map(|s| (instance.job_schedules(&s), s.order))
-            }) else {
+            let Some(schedule) = Instance::new(flows, pool.capacity)
+                .ok()
+                .and_then(|instance| solve(&instance, self.objective).map(|s| (instance.job_schedules(&s), s.order)))
+            else {
                 continue;
             };
             let (pieces, flow_order) = schedule;
@@ -553,22 +563,7 @@ impl Policy for FlowFlexPolicy {
             builder.set_predicted_completion(id, at);
         }
         let mut plan = builder.finish();
-        plan.flows = views
-            .iter()
-            .map(|v| PlanFlow {
-                flow_id: v.id.clone(),
-                nodes: v
-                    .nodes
-                    .iter()
-                    .enumerate()
-                    .map(|(i, n)| PlanFlowNode {
-                        name: n.name.clone(),
-                        job: n.job,
-                        predecessors: v.edges.iter().filter(|e| e.1 == i).map(|e| v.nodes[e.0].name.clone()).collect(),
-                    })
-                    .collect(),
-            })
-            .collect();
+        plan.flows = views.iter().map(|v| v.reported.clone()).collect();
         plan
     }
 }
@@ -782,21 +777,29 @@ mod tests {
 
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(48))]
-        /// The minisum warm start is the policy's own memory and deterministic: two policies fed the
-        /// same sequence of snapshots (epochs in which tasks finish, then a departure) give the same
-        /// plans, every plan respects the pools' capacities, and a policy that already planned an
-        /// earlier snapshot plans a later one within its capacities too.
+        /// A plan is a function of its snapshot (and of the ended jobs the policy was told of): a
+        /// policy fed a sequence of snapshots (epochs in which tasks finish, then a departure it is told of), whose
+        /// view cache carries over from plan to plan, plans each exactly as a fresh policy does, for
+        /// every objective; and every plan respects the pools' capacities.
         #[test]
-        fn warm_started_plans_are_deterministic((jobs, cluster, _k) in arb_world(), steps in 1usize..5) {
-            let objective = Objective::AvgResponseTime;
+        fn plans_equal_a_fresh_policys((jobs, cluster, k) in arb_world(), steps in 1usize..5) {
+            let objectives = [
+                Objective::AvgResponseTime, Objective::WeightedAvgStretch, Objective::TotalTardiness,
+                Objective::Makespan, Objective::MaxStretch, Objective::MaxLateness, Objective::TardyJobs,
+            ];
+            let objective = objectives[k];
             let mut first = FlowFlexPolicy::new(objective, 2_000);
-            let mut second = FlowFlexPolicy::new(objective, 2_000);
             let mut jobs = jobs;
+            let mut retired = Vec::new();
             for step in 0..=steps {
                 let now = 10_000 + 2_000 * step as Time;
                 let active: Vec<JobId> = jobs.iter().filter(|j| j.is_active()).map(|j| j.id).collect();
                 let snap = Snapshot::new(now, cluster, &jobs, &active);
-                let (a, b) = (first.plan(&snap), second.plan(&snap));
+                let mut fresh = FlowFlexPolicy::new(objective, 2_000);
+                for &id in &retired {
+                    fresh.on_job_finished(&snap, id);
+                }
+                let (a, b) = (first.plan(&snap), fresh.plan(&snap));
                 prop_assert_eq!(&a, &b);
                 for pool in cluster.pools() {
                     let used: u32 = a.entries.iter().map(|e| pool.phases.iter().map(|ph| e.target[ph.idx()]).sum::<u32>()).sum();
@@ -814,6 +817,10 @@ mod tests {
                 if step + 1 == steps {
                     if let Some(job) = jobs.iter_mut().find(|j| j.is_active()) {
                         job.status = JobStatus::Finished;
+                        retired.push(job.id);
+                    }
+                    if let Some(&id) = retired.last() {
+                        first.on_job_finished(&Snapshot::new(now, cluster, &jobs, &active), id);
                     }
                 }
             }
