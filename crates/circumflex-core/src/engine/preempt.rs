@@ -43,8 +43,8 @@ use serde::Serialize;
 use super::{Engine, Slot};
 use crate::error::Result;
 use crate::model::{JobId, NodeId, Phase, Time};
-use crate::policy::{JobLookup, KillPrice};
 use crate::policy::PoolMode;
+use crate::policy::{JobLookup, KillPrice};
 
 /// Preemptions the engine keeps for reports (status page, status JSON), newest last.
 pub const RECENT_PREEMPTIONS: usize = 256;

@@ -195,7 +195,10 @@ impl Policy for FlexPolicy {
             // A kill is worth it when it lowers the objective, not the sum of delays (docs/quality.md).
             if matches!(
                 self.objective,
-                Objective::AvgStretch | Objective::WeightedAvgStretch | Objective::MaxStretch | Objective::WeightedMaxStretch
+                Objective::AvgStretch
+                    | Objective::WeightedAvgStretch
+                    | Objective::MaxStretch
+                    | Objective::WeightedMaxStretch
             ) {
                 plan.kill_price = KillPrice::Stretch;
             }
