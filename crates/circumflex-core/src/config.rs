@@ -42,7 +42,8 @@ pub const KEY_PREEMPTION: &str = "circumflex.preemption.enabled";
 /// work waiting, no free slot in its pool) before the engine preempts for it.
 pub const KEY_PREEMPTION_DELAY_MS: &str = "circumflex.preemption.delay.ms";
 /// `circumflex.preemption.grace.ms`: time between asking for a container back and killing it (the
-/// YARN shim's strict-preemption grace; the simulator models it; MRv1 kills at once and ignores it).
+/// YARN shim's strict-preemption grace; the simulator's shared pool models it; MRv1 kills at once and
+/// ignores it, as the simulator's split pool does).
 pub const KEY_PREEMPTION_GRACE_MS: &str = "circumflex.preemption.grace.ms";
 /// `circumflex.preemption.max.fraction`: most of a pool's slots being preempted at once.
 pub const KEY_PREEMPTION_MAX_FRACTION: &str = "circumflex.preemption.max.fraction";

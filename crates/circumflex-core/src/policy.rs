@@ -337,6 +337,28 @@ pub enum AssignmentRule {
     },
 }
 
+/// The unit the engine's preemption prices a kill in (`engine/preempt.rs`, "Only when worth it"): the
+/// beneficiary's gain against the victim's loss, each a delay of one job. The policy picks it with the
+/// plan (its objective knows what a delay costs); the engine executes it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum KillPrice {
+    /// A millisecond of delay costs the same for every job (response-time objectives, fair sharing).
+    #[default]
+    Time,
+    /// A millisecond of delay costs `1 / isolated time` of the job that suffers it: its stretch, what
+    /// the stretch objectives sum or maximize. The isolated time is the engine's estimate, FLEX's
+    /// definition (per phase, total work over `min(pool capacity, tasks of the phase)`, summed).
+    Stretch,
+}
+
+impl KillPrice {
+    /// Whether this is the default (the serialized plan then omits it).
+    pub fn is_time(&self) -> bool {
+        *self == KillPrice::Time
+    }
+}
+
 /// The output of one planning round: priority order and targets.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Plan {
@@ -366,6 +388,9 @@ pub struct Plan {
     /// while its regular-node maps are below `target[map] - n`. Unlisted jobs are unrestricted.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub accelerated_targets: Vec<(JobId, u32)>,
+    /// How preemption prices a kill ([`KillPrice`]); only read with preemption on.
+    #[serde(default, skip_serializing_if = "KillPrice::is_time")]
+    pub kill_price: KillPrice,
 }
 
 /// A flow as a flow-aware policy saw it when planning.

@@ -53,8 +53,8 @@ use serde::Serialize;
 use super::{Engine, Slot};
 use crate::error::Result;
 use crate::model::{JobId, NodeId, Phase, Time};
-use crate::policy::JobLookup;
 use crate::policy::PoolMode;
+use crate::policy::{JobLookup, KillPrice};
 
 /// Preemptions the engine keeps for reports (status page, status JSON), newest last.
 pub const RECENT_PREEMPTIONS: usize = 256;
@@ -290,6 +290,7 @@ impl Engine {
         let cfg = self.config.preemption;
         let phases = self.pool_phases(pool);
         let expires = now + cfg.grace_ms + 2 * self.config.epoch_ms + cfg.delay_ms;
+        let mut capacity: Option<[u64; 2]> = None;
         let mut got = 0;
         for v in (0..self.plan.entries.len()).rev() {
             if got == want {
@@ -323,6 +324,14 @@ impl Engine {
                     (ph, est, starts[ph.idx()].youngest_first().skip(asked[ph.idx()] as usize).peekable())
                 })
                 .collect();
+            // What a millisecond of delay costs the victim against the beneficiary ([`KillPrice`]).
+            let weights = match self.plan.kill_price {
+                KillPrice::Time => None,
+                KillPrice::Stretch => {
+                    let capacity = *capacity.get_or_insert_with(|| self.pool_capacities());
+                    Some((self.isolated_ms(beneficiary, capacity), self.isolated_ms(victim, capacity)))
+                }
+            };
             while over > 0 && got + take.iter().sum::<u32>() < want {
                 let next = iters
                     .iter_mut()
@@ -340,7 +349,14 @@ impl Engine {
                 let waiting = state.phase(*ph).pending;
                 let parallelism = Time::from(running.min(waiting.saturating_add(1)).max(1));
                 let gain = (*est - age).min(wait) - cfg.grace_ms;
-                if gain <= 0 || gain.saturating_mul(parallelism) <= age + cfg.grace_ms {
+                let worth = match weights {
+                    None => gain > 0 && gain.saturating_mul(parallelism) > age + cfg.grace_ms,
+                    // In stretch: gain / isolated(beneficiary) · p > (age + grace) / isolated(victim).
+                    Some((iso_b, iso_v)) => {
+                        gain > 0 && gain as f64 * parallelism as f64 * iso_v > (age + cfg.grace_ms) as f64 * iso_b
+                    }
+                };
+                if !worth {
                     // Older tasks of this phase are even less worth it.
                     while it.next().is_some() {}
                     continue;
@@ -361,6 +377,29 @@ impl Engine {
             }
         }
         got
+    }
+
+    /// The job's isolated time as the stretch objectives take it (FLEX's definition, [`KillPrice::Stretch`]):
+    /// per phase, its total work over `min(pool capacity, tasks of the phase)`, summed; at least 1 ms.
+    fn isolated_ms(&self, job: JobId, capacity: [u64; 2]) -> f64 {
+        let Some(Slot { state, .. }) = self.jobs.get(job) else { return 1.0 };
+        let mut iso = 0.0;
+        for ph in Phase::ALL {
+            let pool = if self.config.pool_mode == PoolMode::Shared { 0 } else { ph.idx() };
+            let width = capacity[pool].min(state.phase(ph).total as u64).max(1) as f64;
+            iso += state.total_work(ph) / width;
+        }
+        iso.max(1.0)
+    }
+
+    /// Slots of each pool over the live nodes.
+    fn pool_capacities(&self) -> [u64; 2] {
+        let mut capacity = [0u64; 2];
+        for n in self.nodes.iter().filter(|n| n.alive) {
+            capacity[0] += n.capacity[0] as u64;
+            capacity[1] += n.capacity[1] as u64;
+        }
+        capacity
     }
 
     /// The host killed a task of `job`'s `phase` on `node` for a preemption after it had run `ran_ms`.

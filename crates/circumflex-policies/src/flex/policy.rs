@@ -8,8 +8,8 @@ use circumflex_core::error::Result;
 use circumflex_core::model::{JobId, JobState, Phase, Time};
 use circumflex_core::policy::rows::JobRows;
 use circumflex_core::policy::{
-    pool_demand, pool_remaining_work, slot_bounds, AssignmentRule, ClusterView, Plan, PlanBuilder, Policy, Pool,
-    PoolMode, Snapshot,
+    pool_demand, pool_remaining_work, slot_bounds, AssignmentRule, ClusterView, KillPrice, Plan, PlanBuilder, Policy,
+    Pool, PoolMode, Snapshot,
 };
 
 use super::metrics::{JobFacts, Objective};
@@ -192,6 +192,16 @@ impl Policy for FlexPolicy {
         let mut plan = plan_from_pools(snapshot, &solved);
         if self.ranked {
             plan.rule = AssignmentRule::RankedDeficit;
+            // A kill is worth it when it lowers the objective, not the sum of delays (docs/quality.md).
+            if matches!(
+                self.objective,
+                Objective::AvgStretch
+                    | Objective::WeightedAvgStretch
+                    | Objective::MaxStretch
+                    | Objective::WeightedMaxStretch
+            ) {
+                plan.kill_price = KillPrice::Stretch;
+            }
         }
         plan
     }

@@ -161,6 +161,23 @@ pub struct SimConfig {
     pub yarn: YarnModel,
 }
 
+/// When a preemption kill frees the victim's slot, as the host the pool mode stands for carries it out
+/// (`docs/simulator.md`, "Preemption"; the shims: `docs/preemption.md`, "Grace period"). It is a property
+/// of the host model, chosen by the pool mode ([`SimConfig::kill_timing`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KillTiming {
+    /// YARN (the shared pool): the shim puts the victim's containers in a preemption contract and kills
+    /// them `circumflex.preemption.grace.ms` after the decision (the stock MapReduce AM ignores the
+    /// contract, so the task runs on until then), unless the task ended first.
+    Grace,
+    /// MRv1 (the split pool): the shim calls `killTask(attempt, false)` at once, the JobTracker hands
+    /// the kill action to the victim's tracker with its next heartbeat after the decision, and the
+    /// tracker reports the KILLED attempt, with the free slot, at the heartbeat after that. The kill
+    /// lands at the victim node's second periodic heartbeat after the decision (3-6 s with 3 s
+    /// heartbeats), unless the task ended first; the grace period does not apply.
+    TrackerHeartbeats,
+}
+
 /// How AM containers start when the engine's AM gate is off (with the gate on, the engine decides).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -216,6 +233,15 @@ impl Default for SimConfig {
 }
 
 impl SimConfig {
+    /// How a preemption kill lands on this host: [`KillTiming::TrackerHeartbeats`] for the split pool
+    /// (MRv1's slots), [`KillTiming::Grace`] for the shared pool (YARN's containers).
+    pub fn kill_timing(&self) -> KillTiming {
+        match self.cluster.pool {
+            PoolMode::Split => KillTiming::TrackerHeartbeats,
+            PoolMode::Shared => KillTiming::Grace,
+        }
+    }
+
     /// Checks the configuration (the policy itself is checked when the engine is built).
     pub fn validate(&self) -> Result<()> {
         self.cluster.validate()?;

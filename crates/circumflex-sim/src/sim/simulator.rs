@@ -52,7 +52,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::sim::metrics::{isolated_time, JobRecord, LocalityMix, Summary};
 use crate::sim::workload::Workload;
-use crate::sim::{sim_rng, ClusterSpec, SimConfig, SimRng};
+use crate::sim::{sim_rng, ClusterSpec, KillTiming, SimConfig, SimRng};
 use circumflex_core::engine::{AmPhase, Choice, Engine};
 use circumflex_core::error::{Error, Result};
 use circumflex_core::model::{JobId, JobStatus, Locality, NodeId, Phase, Time};
@@ -736,11 +736,11 @@ impl<'w> Simulation<'w> {
 
     // ----- preemption ----------------------------------------------------------------------
 
-    /// Carries out the engine's preemption decisions as the YARN shim does: the victim's youngest
-    /// running tasks of the phase (not already chosen) are killed when the grace period is over,
-    /// unless they end first.
+    /// Carries out the engine's preemption decisions as the host's shim does: the victim's youngest
+    /// running tasks of the phase (not already chosen) are killed when the kill lands
+    /// ([`SimConfig::kill_timing`]: after the grace period on YARN, at the victim node's second
+    /// heartbeat on MRv1), unless they end first.
     fn preempt(&mut self) {
-        let grace = self.config.engine.preemption.grace_ms;
         let decisions = self.engine.preemptions(self.now).to_vec();
         for d in decisions {
             let Some(&wi) = self.by_engine_id.get(d.victim.0 as usize) else { continue };
@@ -752,7 +752,29 @@ impl<'w> Simulation<'w> {
                     .max_by_key(|&id| (self.running[id as usize].start, id));
                 let Some(id) = youngest else { break };
                 self.running[id as usize].doomed = true;
-                self.schedule(self.now + grace, Event::Kill { task: id });
+                let at = self.kill_lands(self.running[id as usize].node as usize);
+                self.schedule(at, Event::Kill { task: id });
+            }
+        }
+    }
+
+    /// When a kill decided now of a task on node `ni` frees its slot ([`KillTiming`]).
+    fn kill_lands(&self, ni: usize) -> Time {
+        match self.config.kill_timing() {
+            KillTiming::Grace => self.now + self.config.engine.preemption.grace_ms,
+            KillTiming::TrackerHeartbeats => {
+                // The node's periodic grid (`anchor + k × heartbeat_ms`, dormant or not): its first
+                // heartbeat after the decision (at this instant too if it has not happened yet: the
+                // epoch runs before the heartbeats of its instant) carries the kill action, the next
+                // one the KILLED report and the free slot.
+                let hb = self.config.heartbeat_ms;
+                let n = &self.nodes[ni];
+                let mut first =
+                    if self.now <= n.anchor { n.anchor } else { n.anchor + (self.now - n.anchor + hb - 1) / hb * hb };
+                if n.last == Some(first) {
+                    first += hb;
+                }
+                first + hb
             }
         }
     }

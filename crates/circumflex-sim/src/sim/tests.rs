@@ -349,3 +349,32 @@ fn preemption_frees_slots_for_starved_jobs_and_loses_nothing_but_the_killed_runs
         }
     }
 }
+
+/// The kill lands when the host's shim makes it land ([`SimConfig::kill_timing`]). One node (its
+/// heartbeat grid at multiples of 3 s), epochs every 2 s, preemption delay 2 s, grace 5 s: the short
+/// jobs arrive at 10 s and are starved from the epoch at 10 s, so the engine decides at the epoch at
+/// 12 s. YARN (shared pool): the kill lands after the grace, at 17 s. MRv1 (split pool): the node's
+/// heartbeat at 12 s (after the epoch of its instant) carries the kill action and the one at 15 s
+/// reports the KILLED attempt; the grace does not apply.
+#[test]
+fn a_kill_lands_after_the_grace_on_yarn_and_at_the_second_heartbeat_on_mrv1() {
+    let w = long_job_then_short_ones();
+    for (pool, timing, lands) in
+        [(PoolMode::Shared, KillTiming::Grace, 17_000), (PoolMode::Split, KillTiming::TrackerHeartbeats, 15_000)]
+    {
+        let cluster = ClusterSpec { nodes: 1, map_slots: 4, reduce_slots: 1, racks: 1, pool };
+        let mut cfg = config("fair", cluster);
+        cfg.heartbeat_ms = 3_000;
+        cfg.engine.epoch_ms = 2_000;
+        cfg.engine.preemption.enabled = true;
+        cfg.engine.preemption.delay_ms = 2_000;
+        cfg.engine.preemption.grace_ms = 5_000;
+        cfg.engine.preemption.max_fraction = 1.0;
+        assert_eq!(cfg.kill_timing(), timing);
+        let on = Simulation::new(cfg, &w).unwrap().run().unwrap();
+        let first_kills: Vec<i64> = on.tasks.iter().filter(|t| t.preempted).map(|t| t.end_ms).collect();
+        assert!(!first_kills.is_empty(), "{pool:?}: something is killed");
+        assert_eq!(first_kills.iter().min(), Some(&lands), "{pool:?}: the first kill lands at {lands} ms");
+        assert_capacity(&on);
+    }
+}

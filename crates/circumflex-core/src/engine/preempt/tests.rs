@@ -7,9 +7,13 @@ use crate::model::{JobSpec, Locality};
 use crate::policy::Policy;
 
 fn engine(preemption: PreemptionConfig) -> Engine {
+    engine_with(preemption, Box::new(crate::baseline::fair::Fair::default()))
+}
+
+/// A shared-pool engine running `policy`.
+fn engine_with(preemption: PreemptionConfig, policy: Box<dyn Policy>) -> Engine {
     let cfg =
         EngineConfig { policy: "fair".into(), pool_mode: PoolMode::Shared, preemption, ..EngineConfig::default() };
-    let policy: Box<dyn Policy> = Box::new(crate::baseline::fair::Fair::default());
     Engine::with_policy(cfg, policy)
 }
 
@@ -20,7 +24,11 @@ fn on(delay_ms: Time, grace_ms: Time) -> PreemptionConfig {
 /// A long job (tasks of `task_ms`) holding all 4 slots of one node since t = 0, and a short job
 /// arriving at t = 1 s. Returns (engine, node, long job, short job).
 fn long_job_holds_the_node(preemption: PreemptionConfig, task_ms: Time) -> (Engine, NodeId, JobId, JobId) {
-    let mut e = engine(preemption);
+    long_job_holds(engine(preemption), task_ms)
+}
+
+/// [`long_job_holds_the_node`] in a given engine.
+fn long_job_holds(mut e: Engine, task_ms: Time) -> (Engine, NodeId, JobId, JobId) {
     let n = e.add_node("n0", "/r0", 4, 0);
     let (long, _) = e.submit(JobSpec::new(0, 40, 0).with_task_ms(task_ms, 1), 0).unwrap();
     e.tick(0);
@@ -165,4 +173,29 @@ fn an_earmark_waits_for_a_free_slot_in_its_pool() {
     let c = e.node_update(n, [1, 1], 4_000).unwrap().to_vec();
     assert_eq!(c[0], Choice { job: short, phase: Phase::Map, count: 1, locality: Locality::Any });
     assert!(e.preempt.earmarks.is_empty());
+}
+
+/// Fair's targets with kills priced in stretch ([`KillPrice::Stretch`]), as FLEX's stretch objectives ask.
+struct StretchPriced(crate::baseline::fair::Fair);
+
+impl Policy for StretchPriced {
+    fn name(&self) -> &'static str {
+        "stretch-priced fair"
+    }
+
+    fn plan(&mut self, snapshot: &crate::policy::Snapshot<'_>) -> crate::policy::Plan {
+        crate::policy::Plan { kill_price: KillPrice::Stretch, ..self.0.plan(snapshot) }
+    }
+}
+
+#[test]
+fn a_kill_priced_in_stretch_takes_an_old_task_of_a_long_job_for_a_short_one() {
+    // 600 s tasks 480 s old: in time, (120 − 15) · 4 <= 495, left alone (the test above). In stretch the
+    // short job (isolated 5 s) gains (120 − 15) · 4 / 5 = 84 against the long job's 495 / 6,000 = 0.08
+    // (40 tasks of 600 s over 4 slots): taken.
+    let stretch = Box::new(StretchPriced(crate::baseline::fair::Fair::default()));
+    let (mut e, _, long, short) = long_job_holds(engine_with(on(0, 15_000), stretch), 600_000);
+    e.tick(480_000);
+    let d = e.preemptions(480_000).to_vec();
+    assert_eq!(d, vec![Preemption { victim: long, phase: Phase::Map, count: 2, beneficiary: short }]);
 }
