@@ -20,11 +20,13 @@ pub struct JobRows<K, R> {
     /// The active ids the rows belong to, strictly increasing.
     ids: Vec<JobId>,
     rows: Vec<R>,
+    /// The buffer of the previous merge, empty, reused by the next one.
+    spare: Vec<R>,
 }
 
 impl<K, R> Default for JobRows<K, R> {
     fn default() -> Self {
-        JobRows { context: None, ids: Vec::new(), rows: Vec::new() }
+        JobRows { context: None, ids: Vec::new(), rows: Vec::new(), spare: Vec::new() }
     }
 }
 
@@ -50,21 +52,22 @@ impl<K: PartialEq, R: Clone> JobRows<K, R> {
         }
         let members_changed = self.ids != active;
         if members_changed {
-            // Both id lists are increasing: one merge keeps the survivors' rows and reads arrivals.
-            let mut rows = Vec::with_capacity(active.len());
-            let mut j = 0;
+            // Both id lists are increasing: one merge moves the survivors' rows (no copy) into the
+            // spare buffer kept from the last merge (no allocation once it has grown) and reads
+            // arrivals.
+            let mut rows = std::mem::take(&mut self.spare);
+            rows.clear();
+            rows.reserve(active.len());
+            let mut old = self.ids.iter().zip(self.rows.drain(..)).peekable();
             for &id in active {
-                while j < self.ids.len() && self.ids[j] < id {
-                    j += 1;
-                }
-                if j < self.ids.len() && self.ids[j] == id {
-                    rows.push(self.rows[j].clone());
-                    j += 1;
-                } else {
-                    rows.push(read(snapshot.job(id)));
+                while old.next_if(|(&kept, _)| kept < id).is_some() {}
+                match old.next_if(|(&kept, _)| kept == id) {
+                    Some((_, row)) => rows.push(row),
+                    None => rows.push(read(snapshot.job(id))),
                 }
             }
-            self.rows = rows;
+            drop(old);
+            self.spare = std::mem::replace(&mut self.rows, rows);
             self.ids.clear();
             self.ids.extend_from_slice(active);
         }
