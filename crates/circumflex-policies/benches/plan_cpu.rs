@@ -69,8 +69,8 @@ fn time(policy: &mut dyn Policy, snaps: &[Snapshot<'_>; 2], budget: f64) -> (f64
         let start = cpu_s();
         let mut n = 0u64;
         while cpu_s() - start < 0.25 {
-            for k in 0..2 {
-                black_box(policy.plan(black_box(&snaps[k])));
+            for snap in snaps {
+                black_box(policy.plan(black_box(snap)));
             }
             n += 2;
         }

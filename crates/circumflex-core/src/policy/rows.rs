@@ -52,21 +52,23 @@ impl<K: PartialEq, R: Clone> JobRows<K, R> {
         }
         let members_changed = self.ids != active;
         if members_changed {
-            // Both id lists are increasing: one merge moves the survivors' rows (no copy) into the
-            // spare buffer kept from the last merge (no allocation once it has grown) and reads
-            // arrivals.
+            // Both id lists are increasing: one merge keeps the survivors' rows and reads arrivals,
+            // into the spare buffer kept from the last merge (no allocation once it has grown).
             let mut rows = std::mem::take(&mut self.spare);
             rows.clear();
             rows.reserve(active.len());
-            let mut old = self.ids.iter().zip(self.rows.drain(..)).peekable();
+            let mut j = 0;
             for &id in active {
-                while old.next_if(|(&kept, _)| kept < id).is_some() {}
-                match old.next_if(|(&kept, _)| kept == id) {
-                    Some((_, row)) => rows.push(row),
-                    None => rows.push(read(snapshot.job(id))),
+                while j < self.ids.len() && self.ids[j] < id {
+                    j += 1;
+                }
+                if j < self.ids.len() && self.ids[j] == id {
+                    rows.push(self.rows[j].clone());
+                    j += 1;
+                } else {
+                    rows.push(read(snapshot.job(id)));
                 }
             }
-            drop(old);
             self.spare = std::mem::replace(&mut self.rows, rows);
             self.ids.clear();
             self.ids.extend_from_slice(active);

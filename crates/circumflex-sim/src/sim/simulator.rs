@@ -242,7 +242,7 @@ impl ArrivalQueue {
     #[inline]
     fn next_event(&mut self, queue: &mut BinaryHeap<Reverse<Scheduled>>) -> Option<(Time, Event)> {
         if let Some(&(at, i)) = self.order.get(self.next) {
-            if queue.peek().is_none_or(|Reverse(first)| at <= first.time) {
+            if queue.peek().map_or(true, |Reverse(first)| at <= first.time) {
                 self.next += 1;
                 return Some((at, Event::Arrival(i)));
             }
