@@ -139,16 +139,20 @@ fn sequence_items<B: Borrow<FlexItem>>(
 ) -> Vec<usize> {
     let s = capacity.max(1) as f64;
     let durations = || -> Vec<f64> { items.iter().map(|it| it.borrow().work.max(0.0) / s).collect() };
+    // Due dates for the pool's completion: the deadline less the tail.
+    let due_dates = || -> Vec<Option<f64>> {
+        items
+            .iter()
+            .map(|it| {
+                let it = it.borrow();
+                it.facts.deadline.map(|d| d - it.facts.tail)
+            })
+            .collect()
+    };
     let prec = precedence.filter(|p| !p.is_unconstrained() && p.len() == items.len());
     let preferred = match objective.method() {
         Method::Smith => {
-            let si: Vec<SmithItem> = items
-                .iter()
-                .map(|it| {
-                    let it = it.borrow();
-                    SmithItem { work: it.work.max(0.0), weight: objective.smith_weight(&it.facts) }
-                })
-                .collect();
+            let si = smith_items(objective, items);
             if let Some(chains) = prec.and_then(Precedence::as_chains) {
                 let chain_items: Vec<Vec<SmithItem>> =
                     chains.iter().map(|c| c.iter().map(|&i| si[i]).collect()).collect();
@@ -169,24 +173,12 @@ fn sequence_items<B: Borrow<FlexItem>>(
             return dp::backwards_dp_penalties(&durations(), &pens, relation, start);
         }
         Method::MooreHodgson => {
-            let due: Vec<Option<f64>> = items
-                .iter()
-                .map(|it| {
-                    let it = it.borrow();
-                    it.facts.deadline.map(|d| d - it.facts.tail)
-                })
-                .collect();
+            let due = due_dates();
             let w: Vec<f64> = items.iter().map(|it| objective.smith_weight(&it.borrow().facts)).collect();
             heuristics::moore_hodgson(&durations(), &due, &w, start)
         }
         Method::ModifiedDueDate => {
-            let due: Vec<Option<f64>> = items
-                .iter()
-                .map(|it| {
-                    let it = it.borrow();
-                    it.facts.deadline.map(|d| d - it.facts.tail)
-                })
-                .collect();
+            let due = due_dates();
             heuristics::modified_due_date(&durations(), &due, start)
         }
     };
@@ -200,6 +192,17 @@ fn sequence_items<B: Borrow<FlexItem>>(
         }
         None => preferred,
     }
+}
+
+/// The Smith items (work, Smith weight) of `items` for `objective`.
+pub(crate) fn smith_items<B: Borrow<FlexItem>>(objective: Objective, items: &[B]) -> Vec<SmithItem> {
+    items
+        .iter()
+        .map(|it| {
+            let it = it.borrow();
+            SmithItem { work: it.work.max(0.0), weight: objective.smith_weight(&it.facts) }
+        })
+        .collect()
 }
 
 /// Orders and packs `problem` (steps 1 and 2).

@@ -15,9 +15,9 @@ use circumflex_core::policy::{
 };
 
 use super::metrics::{JobFacts, Method, Objective};
-use super::smith::{SmithItem, SmithOrder};
+use super::smith::SmithOrder;
 
-use super::{pack_items, solve_items, FlexItem, FlexSolution};
+use super::{pack_items, smith_items, solve_items, FlexItem, FlexSolution};
 
 /// What an item depends on besides its job: the pool capacities and the pooling.
 type ItemContext = (u32, u32, PoolMode);
@@ -212,13 +212,7 @@ fn solve_pools<B: Borrow<FlexItem>>(
         .map(|(k, (pool, (ids, items)))| {
             let solution = match kept.as_deref_mut() {
                 Some(kept) if objective.method() == Method::Smith => {
-                    let si: Vec<SmithItem> = items
-                        .iter()
-                        .map(|it| {
-                            let it = it.borrow();
-                            SmithItem { work: it.work.max(0.0), weight: objective.smith_weight(&it.facts) }
-                        })
-                        .collect();
+                    let si = smith_items(objective, &items);
                     let raw: Vec<u32> = ids.iter().map(|id| id.0).collect();
                     let order = kept[k].order(&raw, &si);
                     pack_items(pool.capacity, start, &items, None, order)
