@@ -16,7 +16,7 @@ mod common;
 use std::hint::black_box;
 
 use circumflex_core::baseline::{fair::Fair, fifo::Fifo};
-use circumflex_core::model::{JobId, JobState};
+use circumflex_core::model::JobId;
 use circumflex_core::policy::{Policy, Snapshot};
 use circumflex_policies::flex::metrics::Objective;
 use circumflex_policies::flex::FlexPolicy;
@@ -48,30 +48,11 @@ fn bench_plan(c: &mut Criterion) {
     group.finish();
 }
 
-/// Every 50th job of `jobs` with one task more finished (or started, if none runs): an epoch.
-fn one_epoch_later(jobs: &[JobState]) -> (Vec<JobState>, Vec<JobId>) {
-    let mut later = jobs.to_vec();
-    let mut changed = Vec::new();
-    for j in later.iter_mut().step_by(50) {
-        let ph = if j.phases[0].running + j.phases[0].pending > 0 { 0 } else { 1 };
-        let p = &mut j.phases[ph];
-        if p.running > 0 {
-            p.running -= 1;
-            p.finished += 1;
-        } else if p.pending > 0 {
-            p.pending -= 1;
-            p.running += 1;
-        }
-        changed.push(j.id);
-    }
-    (later, changed)
-}
-
 fn bench_replan(c: &mut Criterion) {
     let mut group = c.benchmark_group("replan");
     for &n in &[1_000usize, 10_000, 100_000] {
         let jobs = common::jobs(n, NOW, 7);
-        let (later, changed) = one_epoch_later(&jobs);
+        let (later, changed) = common::one_epoch_later(&jobs);
         let active: Vec<JobId> = jobs.iter().map(|j| j.id).collect();
         let (all_but_last, last) = active.split_at(n - 1);
         if n >= 100_000 {

@@ -20,11 +20,13 @@ pub struct JobRows<K, R> {
     /// The active ids the rows belong to, strictly increasing.
     ids: Vec<JobId>,
     rows: Vec<R>,
+    /// The buffer of the previous merge, empty, reused by the next one.
+    spare: Vec<R>,
 }
 
 impl<K, R> Default for JobRows<K, R> {
     fn default() -> Self {
-        JobRows { context: None, ids: Vec::new(), rows: Vec::new() }
+        JobRows { context: None, ids: Vec::new(), rows: Vec::new(), spare: Vec::new() }
     }
 }
 
@@ -50,8 +52,11 @@ impl<K: PartialEq, R: Clone> JobRows<K, R> {
         }
         let members_changed = self.ids != active;
         if members_changed {
-            // Both id lists are increasing: one merge keeps the survivors' rows and reads arrivals.
-            let mut rows = Vec::with_capacity(active.len());
+            // Both id lists are increasing: one merge keeps the survivors' rows and reads arrivals,
+            // into the spare buffer kept from the last merge (no allocation once it has grown).
+            let mut rows = std::mem::take(&mut self.spare);
+            rows.clear();
+            rows.reserve(active.len());
             let mut j = 0;
             for &id in active {
                 while j < self.ids.len() && self.ids[j] < id {
@@ -64,7 +69,7 @@ impl<K: PartialEq, R: Clone> JobRows<K, R> {
                     rows.push(read(snapshot.job(id)));
                 }
             }
-            self.rows = rows;
+            self.spare = std::mem::replace(&mut self.rows, rows);
             self.ids.clear();
             self.ids.extend_from_slice(active);
         }

@@ -120,3 +120,22 @@ pub fn jobs(n: usize, now: i64, seed: u64) -> Vec<JobState> {
         })
         .collect()
 }
+
+/// Every 50th job of `jobs` with one task more finished (or started, if none runs): an epoch.
+pub fn one_epoch_later(jobs: &[JobState]) -> (Vec<JobState>, Vec<JobId>) {
+    let mut later = jobs.to_vec();
+    let mut changed = Vec::new();
+    for j in later.iter_mut().step_by(50) {
+        let ph = if j.phases[0].running + j.phases[0].pending > 0 { 0 } else { 1 };
+        let p = &mut j.phases[ph];
+        if p.running > 0 {
+            p.running -= 1;
+            p.finished += 1;
+        } else if p.pending > 0 {
+            p.pending -= 1;
+            p.running += 1;
+        }
+        changed.push(j.id);
+    }
+    (later, changed)
+}

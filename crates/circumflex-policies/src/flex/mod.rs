@@ -71,6 +71,8 @@ pub(crate) mod testutil {
     }
 }
 
+use std::borrow::Borrow;
+
 use metrics::{JobFacts, Method, Objective, Penalty};
 use packing::PackJob;
 use precedence::Precedence;
@@ -123,16 +125,34 @@ pub struct FlexSolution {
 /// - the backwards DP takes any DAG (optimal for the minimax objectives).
 /// - Moore-Hodgson and MDD sequence as if independent, then get the same repair (heuristic).
 pub fn sequence(objective: Objective, problem: &FlexProblem) -> Vec<usize> {
-    let items = &problem.items;
-    let s = problem.capacity.max(1) as f64;
-    let durations: Vec<f64> = items.iter().map(|it| it.work.max(0.0) / s).collect();
-    let prec = problem.precedence.as_ref().filter(|p| !p.is_unconstrained() && p.len() == items.len());
+    sequence_items(objective, problem.capacity, problem.start, &problem.items, problem.precedence.as_ref())
+}
+
+/// [`sequence`] over borrowed or owned items (FLEX passes the items it keeps between plans
+/// without copying them).
+fn sequence_items<B: Borrow<FlexItem>>(
+    objective: Objective,
+    capacity: u32,
+    start: f64,
+    items: &[B],
+    precedence: Option<&Precedence>,
+) -> Vec<usize> {
+    let s = capacity.max(1) as f64;
+    let durations = || -> Vec<f64> { items.iter().map(|it| it.borrow().work.max(0.0) / s).collect() };
+    // Due dates for the pool's completion: the deadline less the tail.
+    let due_dates = || -> Vec<Option<f64>> {
+        items
+            .iter()
+            .map(|it| {
+                let it = it.borrow();
+                it.facts.deadline.map(|d| d - it.facts.tail)
+            })
+            .collect()
+    };
+    let prec = precedence.filter(|p| !p.is_unconstrained() && p.len() == items.len());
     let preferred = match objective.method() {
         Method::Smith => {
-            let si: Vec<SmithItem> = items
-                .iter()
-                .map(|it| SmithItem { work: it.work.max(0.0), weight: objective.smith_weight(&it.facts) })
-                .collect();
+            let si = smith_items(objective, items);
             if let Some(chains) = prec.and_then(Precedence::as_chains) {
                 let chain_items: Vec<Vec<SmithItem>> =
                     chains.iter().map(|c| c.iter().map(|&i| si[i]).collect()).collect();
@@ -141,7 +161,7 @@ pub fn sequence(objective: Objective, problem: &FlexProblem) -> Vec<usize> {
             smith::smith_order(&si)
         }
         Method::BackwardsDp | Method::BackwardGreedy => {
-            let pens: Vec<Penalty> = items.iter().map(|it| objective.penalty(&it.facts)).collect();
+            let pens: Vec<Penalty> = items.iter().map(|it| objective.penalty(&it.borrow().facts)).collect();
             let none;
             let relation = match prec {
                 Some(p) => p,
@@ -150,16 +170,16 @@ pub fn sequence(objective: Objective, problem: &FlexProblem) -> Vec<usize> {
                     &none
                 }
             };
-            return dp::backwards_dp_penalties(&durations, &pens, relation, problem.start);
+            return dp::backwards_dp_penalties(&durations(), &pens, relation, start);
         }
         Method::MooreHodgson => {
-            let due: Vec<Option<f64>> = items.iter().map(|it| it.facts.deadline.map(|d| d - it.facts.tail)).collect();
-            let w: Vec<f64> = items.iter().map(|it| objective.smith_weight(&it.facts)).collect();
-            heuristics::moore_hodgson(&durations, &due, &w, problem.start)
+            let due = due_dates();
+            let w: Vec<f64> = items.iter().map(|it| objective.smith_weight(&it.borrow().facts)).collect();
+            heuristics::moore_hodgson(&durations(), &due, &w, start)
         }
         Method::ModifiedDueDate => {
-            let due: Vec<Option<f64>> = items.iter().map(|it| it.facts.deadline.map(|d| d - it.facts.tail)).collect();
-            heuristics::modified_due_date(&durations, &due, problem.start)
+            let due = due_dates();
+            heuristics::modified_due_date(&durations(), &due, start)
         }
     };
     match prec {
@@ -174,20 +194,58 @@ pub fn sequence(objective: Objective, problem: &FlexProblem) -> Vec<usize> {
     }
 }
 
+/// The Smith items (work, Smith weight) of `items` for `objective`.
+pub(crate) fn smith_items<B: Borrow<FlexItem>>(objective: Objective, items: &[B]) -> Vec<SmithItem> {
+    items
+        .iter()
+        .map(|it| {
+            let it = it.borrow();
+            SmithItem { work: it.work.max(0.0), weight: objective.smith_weight(&it.facts) }
+        })
+        .collect()
+}
+
 /// Orders and packs `problem` (steps 1 and 2).
 pub fn solve(objective: Objective, problem: &FlexProblem) -> FlexSolution {
-    let order = sequence(objective, problem);
-    let jobs: Vec<PackJob> =
-        problem.items.iter().map(|it| PackJob { work: it.work, min: it.min, max: it.max }).collect();
-    let packed = match problem.precedence.as_ref().filter(|p| !p.is_unconstrained() && p.len() == jobs.len()) {
-        Some(p) => packing::pack_with_precedence(problem.capacity, &jobs, &order, p, false),
-        None => packing::pack(problem.capacity, &jobs, &order),
+    solve_items(objective, problem.capacity, problem.start, &problem.items, problem.precedence.as_ref())
+}
+
+/// [`solve`] over borrowed or owned items.
+pub(crate) fn solve_items<B: Borrow<FlexItem>>(
+    objective: Objective,
+    capacity: u32,
+    start: f64,
+    items: &[B],
+    precedence: Option<&Precedence>,
+) -> FlexSolution {
+    let order = sequence_items(objective, capacity, start, items, precedence);
+    pack_items(capacity, start, items, precedence, order)
+}
+
+/// Packs `items` in `order` (step 2) into a [`FlexSolution`].
+pub(crate) fn pack_items<B: Borrow<FlexItem>>(
+    capacity: u32,
+    start: f64,
+    items: &[B],
+    precedence: Option<&Precedence>,
+    order: Vec<usize>,
+) -> FlexSolution {
+    let jobs: Vec<PackJob> = items
+        .iter()
+        .map(|it| {
+            let it = it.borrow();
+            PackJob { work: it.work, min: it.min, max: it.max }
+        })
+        .collect();
+    let packed = match precedence.filter(|p| !p.is_unconstrained() && p.len() == jobs.len()) {
+        Some(p) => packing::pack_with_precedence(capacity, &jobs, &order, p, false),
+        None => packing::pack(capacity, &jobs, &order),
     };
     let completion = packed
         .completion
         .iter()
-        .zip(&problem.items)
-        .map(|(&c, it)| if c.is_finite() { problem.start + c + it.facts.tail } else { f64::INFINITY })
+        .zip(items)
+        .map(|(&c, it)| if c.is_finite() { start + c + it.borrow().facts.tail } else { f64::INFINITY })
         .collect();
     FlexSolution { order, first: packed.first, completion }
 }

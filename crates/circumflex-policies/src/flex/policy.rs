@@ -3,6 +3,8 @@
 //! [`crate::flex`] for the steps and the decisions). Also the pieces CIRCUMFLEX reuses: a job's facts
 //! in a pool ([`job_facts`], [`isolated_time`]) and the plan from per-pool solutions ([`plan_from_pools`]).
 
+use std::borrow::Borrow;
+
 use circumflex_core::config::EngineConfig;
 use circumflex_core::error::Result;
 use circumflex_core::model::{JobId, JobState, Phase, Time};
@@ -12,8 +14,10 @@ use circumflex_core::policy::{
     Pool, PoolMode, Snapshot,
 };
 
-use super::metrics::{JobFacts, Objective};
-use super::{solve, FlexItem, FlexProblem, FlexSolution};
+use super::metrics::{JobFacts, Method, Objective};
+use super::smith::SmithOrder;
+
+use super::{pack_items, smith_items, solve_items, FlexItem, FlexSolution};
 
 /// What an item depends on besides its job: the pool capacities and the pooling.
 type ItemContext = (u32, u32, PoolMode);
@@ -27,6 +31,9 @@ type ItemContext = (u32, u32, PoolMode);
 pub struct FlexPolicy {
     objective: Objective,
     items: JobRows<ItemContext, [Option<FlexItem>; 2]>,
+    /// Per pool, Smith's order of the last incremental re-plan (Smith objectives), kept so that a
+    /// re-plan sorts only the jobs whose items changed ([`SmithOrder`]).
+    smith: [SmithOrder; 2],
     /// Whether its plans ask for [`AssignmentRule::RankedDeficit`] (with preemption on).
     ranked: bool,
 }
@@ -34,7 +41,7 @@ pub struct FlexPolicy {
 impl FlexPolicy {
     /// FLEX optimizing `objective`.
     pub fn new(objective: Objective) -> FlexPolicy {
-        FlexPolicy { objective, items: JobRows::default(), ranked: false }
+        FlexPolicy { objective, items: JobRows::default(), smith: Default::default(), ranked: false }
     }
 
     /// Whether the engine serves the jobs below their target in plan order
@@ -146,10 +153,6 @@ impl Policy for FlexPolicy {
         let cluster = snapshot.cluster;
         let pools: Vec<Pool> = cluster.pools().collect();
         let start = snapshot.now as f64;
-        let mut problems: Vec<(Vec<JobId>, FlexProblem)> = pools
-            .iter()
-            .map(|p| (Vec::new(), FlexProblem { capacity: p.capacity, start, ..FlexProblem::default() }))
-            .collect();
         let objective = self.objective;
         let read = |job: &JobState| {
             let mut items = [None, None];
@@ -159,36 +162,32 @@ impl Policy for FlexPolicy {
             items
         };
         let context = (cluster.map_slots, cluster.reduce_slots, cluster.mode);
-        if self.items.sync(snapshot, context, read).is_some() {
-            // The kept items, in the active order the full walk below visits the jobs in.
+        let solved: Vec<(Pool, Vec<JobId>, FlexSolution)> = if self.items.sync(snapshot, context, read).is_some() {
+            // The kept items, borrowed in the active order the full walk below visits the jobs in.
+            let mut problems: Vec<(Vec<JobId>, Vec<&FlexItem>)> = pools.iter().map(|_| Default::default()).collect();
             for (&id, items) in self.items.ids().iter().zip(self.items.rows()) {
                 for (item, (ids, problem)) in items.iter().zip(problems.iter_mut()) {
                     if let Some(item) = item {
                         ids.push(id);
-                        problem.items.push(item.clone());
+                        problem.push(item);
                     }
                 }
             }
+            solve_pools(objective, start, pools, problems, Some(&mut self.smith))
         } else {
             // One pass over the jobs for all pools: job states are large, and this walk is most of
             // the plan's memory traffic.
+            let mut problems: Vec<(Vec<JobId>, Vec<FlexItem>)> = pools.iter().map(|_| Default::default()).collect();
             for job in snapshot.active_jobs() {
                 for (pool, (ids, problem)) in pools.iter().zip(problems.iter_mut()) {
                     if let Some(item) = item(objective, job, &cluster, pool) {
                         ids.push(job.id);
-                        problem.items.push(item);
+                        problem.push(item);
                     }
                 }
             }
-        }
-        let solved: Vec<(Pool, Vec<JobId>, FlexSolution)> = pools
-            .into_iter()
-            .zip(problems)
-            .map(|(pool, (ids, problem))| {
-                let solution = solve(self.objective, &problem);
-                (pool, ids, solution)
-            })
-            .collect();
+            solve_pools(objective, start, pools, problems, None)
+        };
         let mut plan = plan_from_pools(snapshot, &solved);
         if self.ranked {
             plan.rule = AssignmentRule::RankedDeficit;
@@ -205,6 +204,34 @@ impl Policy for FlexPolicy {
         }
         plan
     }
+}
+
+/// Each pool's problem (its items, owned or borrowed, with their jobs) solved at `start`; Smith
+/// orders through the pool's kept order when `kept` is given (incremental re-plans).
+fn solve_pools<B: Borrow<FlexItem>>(
+    objective: Objective,
+    start: f64,
+    pools: Vec<Pool>,
+    problems: Vec<(Vec<JobId>, Vec<B>)>,
+    mut kept: Option<&mut [SmithOrder; 2]>,
+) -> Vec<(Pool, Vec<JobId>, FlexSolution)> {
+    pools
+        .into_iter()
+        .zip(problems)
+        .enumerate()
+        .map(|(k, (pool, (ids, items)))| {
+            let solution = match kept.as_deref_mut() {
+                Some(kept) if objective.method() == Method::Smith => {
+                    let si = smith_items(objective, &items);
+                    let raw: Vec<u32> = ids.iter().map(|id| id.0).collect();
+                    let order = kept[k].order(&raw, &si);
+                    pack_items(pool.capacity, start, &items, None, order)
+                }
+                _ => solve_items(objective, pool.capacity, start, &items, None),
+            };
+            (pool, ids, solution)
+        })
+        .collect()
 }
 
 /// The plan from per-pool solutions `(pool, job ids by item, solution)`: the plan order is each

@@ -22,6 +22,7 @@
 
 pub mod bound;
 pub mod drift;
+pub mod hash;
 pub mod metrics;
 pub mod report;
 pub mod simulator;

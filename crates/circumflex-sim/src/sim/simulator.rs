@@ -45,11 +45,12 @@
 //! slot `launch_ms` before its work starts; the engine sees the launch at the start and the end after both.
 
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::BinaryHeap;
 
 use rand::RngExt;
 use serde::{Deserialize, Serialize};
 
+use crate::sim::hash::IntMap;
 use crate::sim::metrics::{isolated_time, JobRecord, LocalityMix, Summary};
 use crate::sim::workload::Workload;
 use crate::sim::{sim_rng, ClusterSpec, KillTiming, SimConfig, SimRng};
@@ -98,17 +99,20 @@ struct Scheduled {
 }
 
 impl PartialEq for Scheduled {
+    #[inline]
     fn eq(&self, other: &Self) -> bool {
         self.cmp(other) == std::cmp::Ordering::Equal
     }
 }
 impl Eq for Scheduled {}
 impl PartialOrd for Scheduled {
+    #[inline]
     fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
         Some(self.cmp(other))
     }
 }
 impl Ord for Scheduled {
+    #[inline]
     fn cmp(&self, other: &Self) -> std::cmp::Ordering {
         (self.time, self.order, self.seq).cmp(&(other.time, other.order, other.seq))
     }
@@ -199,8 +203,8 @@ struct JobRun {
     /// Maps launched (locality model only).
     launched: Vec<bool>,
     /// Pending map indices by node and by rack (locality model; lazily cleaned).
-    by_node: HashMap<u32, Vec<u32>>,
-    by_rack: HashMap<u32, Vec<u32>>,
+    by_node: IntMap<u32, Vec<u32>>,
+    by_rack: IntMap<u32, Vec<u32>>,
     /// Runnable pending tasks last seen in the engine, per pool index.
     runnable: [u64; 2],
     /// Running tasks (indices into [`Simulation::running`]) per phase; kept only with preemption on.
@@ -213,6 +217,46 @@ struct JobRun {
     am_node: Option<u32>,
     /// The node reserved for its waiting AM container (YARN mechanics).
     am_reserved: Option<u32>,
+}
+
+impl JobRun {
+    /// Frees the locality model's per-task lists once the job has finished: nothing reads them
+    /// after (the engine offers a finished job nothing), and on a day of millions of tasks they
+    /// were most of the run's memory (`docs/performance.md` §9).
+    fn release_task_lists(&mut self) {
+        self.launched = Vec::new();
+        self.by_node = IntMap::default();
+        self.by_rack = IntMap::default();
+    }
+}
+
+/// The workload's arrivals in the order the event heap would run them: by arrival time, equal
+/// times in workload order (a stable sort of the indices).
+struct ArrivalQueue {
+    order: Vec<(Time, u32)>,
+    next: usize,
+}
+
+impl ArrivalQueue {
+    fn new(workload: &Workload) -> ArrivalQueue {
+        let mut order: Vec<(Time, u32)> =
+            workload.jobs.iter().enumerate().map(|(i, j)| (j.spec.submit_ms, i as u32)).collect();
+        order.sort_by_key(|&(at, _)| at);
+        ArrivalQueue { order, next: 0 }
+    }
+
+    /// The next event of the run: the next arrival when it is due no later than the heap's first
+    /// event (arrivals come first at an instant), else the heap's first event.
+    #[inline]
+    fn next_event(&mut self, queue: &mut BinaryHeap<Reverse<Scheduled>>) -> Option<(Time, Event)> {
+        if let Some(&(at, i)) = self.order.get(self.next) {
+            if queue.peek().map_or(true, |Reverse(first)| at <= first.time) {
+                self.next += 1;
+                return Some((at, Event::Arrival(i)));
+            }
+        }
+        queue.pop().map(|Reverse(s)| (s.time, s.event))
+    }
 }
 
 /// Where a run stands, as [`Simulation::run_observed`] reports it.
@@ -355,10 +399,11 @@ impl<'w> Simulation<'w> {
     /// Like [`Simulation::run`], calling `observe` every 16,384 events and at the end with the
     /// backlog at that point (for the events/s-against-active-jobs benchmark, `benches/sim_backlog.rs`).
     pub fn run_observed(mut self, mut observe: impl FnMut(&Progress)) -> Result<SimResult> {
-        for i in 0..self.workload.jobs.len() {
-            let at = self.workload.jobs[i].spec.submit_ms;
-            self.schedule(at, Event::Arrival(i as u32));
-        }
+        // Arrivals stay out of the event heap (a day of 25,000 jobs would otherwise start with
+        // every one of them in it): they come from the list below, which is exactly the order
+        // the heap gave them (time, then workload index, the order they were scheduled in), and
+        // an arrival runs before any other event of its instant (its kind comes first).
+        let arrivals = ArrivalQueue::new(self.workload);
         if self.config.idle_heartbeats {
             for ni in 0..self.nodes.len() {
                 let at = self.nodes[ni].anchor;
@@ -367,7 +412,8 @@ impl<'w> Simulation<'w> {
         }
         let total = self.workload.jobs.len() as u64;
         let mut done = 0u64;
-        while let Some(Reverse(Scheduled { time, event, .. })) = self.queue.pop() {
+        let mut arrivals = arrivals;
+        while let Some((time, event)) = arrivals.next_event(&mut self.queue) {
             self.now = time;
             self.events += 1;
             match event {
@@ -559,6 +605,7 @@ impl<'w> Simulation<'w> {
         let finished = self.engine.job_status(id) == Some(JobStatus::Finished);
         if finished {
             self.jobs[wi].finish_ms = Some(now);
+            self.jobs[wi].release_task_lists();
             self.active -= 1;
             if let Some(am_node) = self.jobs[wi].am_node.take() {
                 self.am_released(am_node as usize)?;
