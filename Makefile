@@ -157,7 +157,7 @@ gridmix: setup
 ## Gridmix in the loaded regime (docs/evaluation.md): one NodeManager with 8 task slots; the burst trace (eight
 ## sleep jobs of 16..1 maps x 20 s recorded on the mini cluster), SWIM jobs 406-421 and SWIM jobs 2947-2962 (swim-mid),
 ## both with tasks x3 and arrivals x0.1; 3 rounds, schedulers interleaved per round; report.md per round and over
-## the rounds (95% intervals). About 100 min. Options: make gridmix-loaded LOADED_OUT=build/loaded LOADED_ROUNDS=2
+## the rounds (95% intervals). About 100 min for burst and swim; swim-mid adds about 75. Options: make gridmix-loaded LOADED_OUT=build/loaded LOADED_ROUNDS=2
 ## LOADED_TRACES=burst
 LOADED_OUT ?= results/gridmix-loaded
 LOADED_ROUNDS ?= 3
