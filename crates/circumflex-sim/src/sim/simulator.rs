@@ -403,7 +403,7 @@ impl<'w> Simulation<'w> {
         // every one of them in it): they come from the list below, which is exactly the order
         // the heap gave them (time, then workload index, the order they were scheduled in), and
         // an arrival runs before any other event of its instant (its kind comes first).
-        let arrivals = ArrivalQueue::new(self.workload);
+        let mut arrivals = ArrivalQueue::new(self.workload);
         if self.config.idle_heartbeats {
             for ni in 0..self.nodes.len() {
                 let at = self.nodes[ni].anchor;
@@ -412,7 +412,6 @@ impl<'w> Simulation<'w> {
         }
         let total = self.workload.jobs.len() as u64;
         let mut done = 0u64;
-        let mut arrivals = arrivals;
         while let Some((time, event)) = arrivals.next_event(&mut self.queue) {
             self.now = time;
             self.events += 1;
@@ -814,14 +813,7 @@ impl<'w> Simulation<'w> {
                 // heartbeat after the decision (at this instant too if it has not happened yet: the
                 // epoch runs before the heartbeats of its instant) carries the kill action, the next
                 // one the KILLED report and the free slot.
-                let hb = self.config.heartbeat_ms;
-                let n = &self.nodes[ni];
-                let mut first =
-                    if self.now <= n.anchor { n.anchor } else { n.anchor + (self.now - n.anchor + hb - 1) / hb * hb };
-                if n.last == Some(first) {
-                    first += hb;
-                }
-                first + hb
+                self.next_grid_heartbeat(ni) + self.config.heartbeat_ms
             }
         }
     }
@@ -953,11 +945,10 @@ impl<'w> Simulation<'w> {
     #[inline]
     fn useful(&self, ni: usize) -> bool {
         let f = self.task_free(ni);
-        let n = &self.nodes[ni];
+        // A waiting AM fits in the free slots (those reserved for it included).
         (f[0] > 0 && self.runnable[0] > 0)
             || (f[1] > 0 && self.runnable[1] > 0)
-            || (!self.am_waiting.is_empty()
-                && (f[0] >= self.config.yarn.am_slots || (n.reserved > 0 && n.free[0] >= self.config.yarn.am_slots)))
+            || (!self.am_waiting.is_empty() && self.nodes[ni].free[0] >= self.config.yarn.am_slots)
     }
 
     /// Free slots tasks may take on node `ni`: the free slots less those reserved for waiting AMs.
@@ -987,13 +978,21 @@ impl<'w> Simulation<'w> {
         if self.nodes[ni].scheduled || !self.useful(ni) {
             return;
         }
+        let at = self.next_grid_heartbeat(ni);
+        self.schedule_heartbeat(ni, at);
+    }
+
+    /// Node `ni`'s next heartbeat on its periodic grid (`anchor + k × heartbeat_ms`): the first grid
+    /// instant at or after now that it has not sent yet.
+    fn next_grid_heartbeat(&self, ni: usize) -> Time {
         let hb = self.config.heartbeat_ms;
         let n = &self.nodes[ni];
-        let mut at = if self.now <= n.anchor { n.anchor } else { n.anchor + (self.now - n.anchor + hb - 1) / hb * hb };
+        let at = if self.now <= n.anchor { n.anchor } else { n.anchor + (self.now - n.anchor + hb - 1) / hb * hb };
         if n.last == Some(at) {
-            at += hb;
+            at + hb
+        } else {
+            at
         }
-        self.schedule_heartbeat(ni, at);
     }
 
     /// Re-reads the job's runnable pending tasks from the engine; wakes the nodes with free slots in a
