@@ -51,32 +51,13 @@ fn bench_plan(c: &mut Criterion) {
 fn bench_replan(c: &mut Criterion) {
     let mut group = c.benchmark_group("replan");
     for &n in &[1_000usize, 10_000, 100_000] {
-        let jobs = common::jobs(n, NOW, 7);
-        let (later, changed) = common::one_epoch_later(&jobs);
-        let active: Vec<JobId> = jobs.iter().map(|j| j.id).collect();
-        let (all_but_last, last) = active.split_at(n - 1);
         if n >= 100_000 {
             group.sample_size(10);
         }
-        let snaps = [
-            Snapshot::new(NOW, common::cluster(), &jobs, &active).with_changes(&changed),
-            Snapshot::new(NOW + 2_000, common::cluster(), &later, &active).with_changes(&changed),
-        ];
-        // The last job leaves (the jobs vector still holds it, but it is not active) and comes back.
-        let arrivals = [
-            Snapshot::new(NOW, common::cluster(), &jobs, &active).with_changes(last),
-            Snapshot::new(NOW, common::cluster(), &jobs, all_but_last).with_changes(&[]),
-        ];
-        for name in ["fifo", "fair", "flex_avg_response_time", "flex_max_stretch"] {
-            let make = || -> Box<dyn Policy> {
-                match name {
-                    "fifo" => Box::new(Fifo::default()),
-                    "fair" => Box::new(Fair::default()),
-                    "flex_avg_response_time" => Box::new(FlexPolicy::new(Objective::AvgResponseTime)),
-                    _ => Box::new(FlexPolicy::new(Objective::MaxStretch)),
-                }
-            };
-            let mut policy = make();
+        let cases = common::Replans::new(n, NOW);
+        let (snaps, arrivals) = (cases.epochs(), cases.arrivals());
+        for name in common::REPLAN_POLICIES {
+            let mut policy = common::replan_policy(name);
             let mut k = 0;
             group.bench_with_input(BenchmarkId::new(format!("{name}_epoch"), n), &snaps, |b, snaps| {
                 b.iter(|| {
@@ -84,7 +65,7 @@ fn bench_replan(c: &mut Criterion) {
                     black_box(policy.plan(black_box(&snaps[k])))
                 })
             });
-            let mut policy = make();
+            let mut policy = common::replan_policy(name);
             group.bench_with_input(BenchmarkId::new(format!("{name}_arrival"), n), &arrivals, |b, snaps| {
                 b.iter(|| {
                     k ^= 1;

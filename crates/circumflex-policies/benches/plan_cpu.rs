@@ -11,11 +11,7 @@ mod common;
 
 use std::hint::black_box;
 
-use circumflex_core::baseline::{fair::Fair, fifo::Fifo};
-use circumflex_core::model::JobId;
 use circumflex_core::policy::{Policy, Snapshot};
-use circumflex_policies::flex::metrics::Objective;
-use circumflex_policies::flex::FlexPolicy;
 
 const NOW: i64 = 200_000_000;
 
@@ -28,15 +24,6 @@ fn cpu_s() -> f64 {
     let ticks = |i: usize| f.get(i).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
     // utime and stime are fields 14 and 15 of the whole line, 12 and 13 after the name.
     (ticks(11) + ticks(12)) / 100.0
-}
-
-fn make(name: &str) -> Box<dyn Policy> {
-    match name {
-        "fifo" => Box::new(Fifo::default()),
-        "fair" => Box::new(Fair::default()),
-        "flex_avg_response_time" => Box::new(FlexPolicy::new(Objective::AvgResponseTime)),
-        _ => Box::new(FlexPolicy::new(Objective::MaxStretch)),
-    }
 }
 
 /// Mean CPU µs per plan alternating between `snaps`, over rounds of at least 0.25 CPU s until
@@ -68,25 +55,15 @@ fn main() {
     let budget: f64 = std::env::var("CIRCUMFLEX_CPU_S").ok().and_then(|v| v.parse().ok()).unwrap_or(2.0);
     println!("case, mean CPU us per plan, best round's us per plan");
     for &n in &[1_000usize, 10_000, 100_000] {
-        let jobs = common::jobs(n, NOW, 7);
-        let (later, changed) = common::one_epoch_later(&jobs);
-        let active: Vec<JobId> = jobs.iter().map(|j| j.id).collect();
-        let (all_but_last, last) = active.split_at(n - 1);
-        let epochs = [
-            Snapshot::new(NOW, common::cluster(), &jobs, &active).with_changes(&changed),
-            Snapshot::new(NOW + 2_000, common::cluster(), &later, &active).with_changes(&changed),
-        ];
-        let arrivals = [
-            Snapshot::new(NOW, common::cluster(), &jobs, &active).with_changes(last),
-            Snapshot::new(NOW, common::cluster(), &jobs, all_but_last).with_changes(&[]),
-        ];
-        for name in ["fifo", "fair", "flex_avg_response_time", "flex_max_stretch"] {
+        let cases = common::Replans::new(n, NOW);
+        let (epochs, arrivals) = (cases.epochs(), cases.arrivals());
+        for name in common::REPLAN_POLICIES {
             for (kind, snaps) in [("epoch", &epochs), ("arrival", &arrivals)] {
                 let case = format!("{name}_{kind}/{n}");
                 if filter.as_deref().is_some_and(|f| !case.contains(f)) {
                     continue;
                 }
-                let (mean, best) = time(make(name).as_mut(), snaps, budget);
+                let (mean, best) = time(common::replan_policy(name).as_mut(), snaps, budget);
                 println!("{case}, {mean:.1}, {best:.1}");
             }
         }

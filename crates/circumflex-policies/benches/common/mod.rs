@@ -3,8 +3,11 @@
 
 #![allow(dead_code)]
 
+use circumflex_core::baseline::{fair::Fair, fifo::Fifo};
 use circumflex_core::model::{JobId, JobSpec, JobState, SlaStep};
-use circumflex_core::policy::{ClusterView, PoolMode};
+use circumflex_core::policy::{ClusterView, Policy, PoolMode, Snapshot};
+use circumflex_policies::flex::metrics::Objective;
+use circumflex_policies::flex::FlexPolicy;
 
 /// Nodes of the benchmark cluster, with 8 map and 4 reduce slots each (4000 map, 2000 reduce).
 pub const NODES: u32 = 500;
@@ -138,4 +141,55 @@ pub fn one_epoch_later(jobs: &[JobState]) -> (Vec<JobState>, Vec<JobId>) {
         changed.push(j.id);
     }
     (later, changed)
+}
+
+/// The policies the incremental re-plan cases time (`plan.rs` `replan/*`, `plan_cpu.rs`), by case name.
+pub const REPLAN_POLICIES: [&str; 4] = ["fifo", "fair", "flex_avg_response_time", "flex_max_stretch"];
+
+/// A fresh policy for a name of [`REPLAN_POLICIES`].
+pub fn replan_policy(name: &str) -> Box<dyn Policy> {
+    match name {
+        "fifo" => Box::new(Fifo::default()),
+        "fair" => Box::new(Fair::default()),
+        "flex_avg_response_time" => Box::new(FlexPolicy::new(Objective::AvgResponseTime)),
+        _ => Box::new(FlexPolicy::new(Objective::MaxStretch)),
+    }
+}
+
+/// The incremental re-plan cases (`docs/performance.md` §7): `n` jobs at `now`, the same jobs one
+/// epoch later, and the snapshots a policy alternates between.
+pub struct Replans {
+    now: i64,
+    jobs: Vec<JobState>,
+    later: Vec<JobState>,
+    changed: Vec<JobId>,
+    active: Vec<JobId>,
+}
+
+impl Replans {
+    /// The cases for `n` (at least 1) jobs of seed 7 at `now`.
+    pub fn new(n: usize, now: i64) -> Replans {
+        let jobs = jobs(n, now, 7);
+        let (later, changed) = one_epoch_later(&jobs);
+        let active = jobs.iter().map(|j| j.id).collect();
+        Replans { now, jobs, later, changed, active }
+    }
+
+    /// Two snapshots one epoch apart (every 50th job has a task more finished or started), each
+    /// naming the changed jobs.
+    pub fn epochs(&self) -> [Snapshot<'_>; 2] {
+        [
+            Snapshot::new(self.now, cluster(), &self.jobs, &self.active).with_changes(&self.changed),
+            Snapshot::new(self.now + 2_000, cluster(), &self.later, &self.active).with_changes(&self.changed),
+        ]
+    }
+
+    /// The last job leaves (the jobs vector still holds it, but it is not active) and comes back.
+    pub fn arrivals(&self) -> [Snapshot<'_>; 2] {
+        let (all_but_last, last) = self.active.split_at(self.active.len() - 1);
+        [
+            Snapshot::new(self.now, cluster(), &self.jobs, &self.active).with_changes(last),
+            Snapshot::new(self.now, cluster(), &self.jobs, all_but_last).with_changes(&[]),
+        ]
+    }
 }
