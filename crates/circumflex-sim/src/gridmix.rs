@@ -868,6 +868,17 @@ pub fn parse_timelines(log: &str) -> Vec<RunTimelines> {
         .collect()
 }
 
+/// The last run of each name, in log order: a replay stopped part-way and run again under the same name
+/// (the harness appends every run to one log) is superseded by the re-run.
+pub fn latest_per_run(runs: Vec<RunTimelines>) -> Vec<RunTimelines> {
+    let mut kept: Vec<RunTimelines> = Vec::with_capacity(runs.len());
+    for r in runs {
+        kept.retain(|k| k.run != r.run);
+        kept.push(r);
+    }
+    kept
+}
+
 /// One markdown table per run (with a mean row) of [`parse_timelines`]' output.
 pub fn timelines_markdown(runs: &[RunTimelines]) -> String {
     let mut md = String::new();
@@ -1120,6 +1131,9 @@ mod tests {
         assert_eq!(runs.len(), 2, "the recording cluster and the unfinished app are left out; a repeat is a new run");
         assert_eq!((runs[1].run.as_str(), runs[1].apps[0].response_s), ("swim-circumflex-flex", 8.0));
         assert_eq!(runs[0].run, "swim-circumflex-flex");
+        let latest = latest_per_run(parse_timelines(log));
+        assert_eq!(latest.len(), 1, "the re-run supersedes the first run of its name");
+        assert_eq!(latest[0].apps[0].app, "10_0001");
         let a = &runs[0].apps[0];
         assert_eq!(a.app, "9_0001");
         let got = [a.am_wait_s, a.am_start_s, a.first_task_wait_s, a.rest_s, a.response_s];

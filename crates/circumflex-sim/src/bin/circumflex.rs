@@ -181,6 +181,9 @@ enum Command {
         /// Only runs whose name (<trace>-<scheduler>) contains this.
         #[arg(long, default_value = "")]
         run: String,
+        /// Only the last run of each name (a replay stopped and run again under the same name).
+        #[arg(long)]
+        latest: bool,
     },
 }
 
@@ -936,10 +939,13 @@ fn main_result() -> Result<()> {
                 }
             }
         }
-        Command::GridmixTimelines { log, run } => {
+        Command::GridmixTimelines { log, run, latest } => {
             let text = std::fs::read_to_string(&log).map_err(|e| circumflex_core::error::Error::io(&log, &e))?;
-            let runs: Vec<_> =
+            let mut runs: Vec<_> =
                 circumflex_sim::gridmix::parse_timelines(&text).into_iter().filter(|r| r.run.contains(&run)).collect();
+            if latest {
+                runs = circumflex_sim::gridmix::latest_per_run(runs);
+            }
             print!("{}", circumflex_sim::gridmix::timelines_markdown(&runs));
         }
     }
