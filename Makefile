@@ -45,6 +45,11 @@ java-test:
 	  awk -F'"' '{for (i = 1; i < NF; i++) { if ($$i ~ /tests=$$/) t += $$(i+1); if ($$i ~ /failures=$$/) f += $$(i+1); \
 	    if ($$i ~ /errors=$$/) f += $$(i+1); if ($$i ~ /skipped=$$/) s += $$(i+1) } } \
 	    END { printf "java: %d passed, %d failed, %d skipped\n", t - f - s, f, s }'
+	@echo "java: slowest test classes (s), to keep make test within CI's budget:"
+	@cat $$(find java-shim integration-tests -path '*/build/test-results/test/*.xml') | \
+	  grep -o '<testsuite [^>]*' | \
+	  awk -F'"' '{for (i = 1; i < NF; i++) { if ($$i ~ /(^|[^a-z])name=$$/) n = $$(i+1); if ($$i ~ / time=$$/) d = $$(i+1) } \
+	    printf "%8.1f %s\n", d, n; total += d } END { printf "%8.1f (all classes)\n", total }' | sort -rn | head -15
 
 ## ---- Simulation results are code ------------------------------------------------------------------
 ## `make results` regenerates every committed simulation result under results/ by the one command per folder
