@@ -94,11 +94,13 @@ pub struct FlowFlexPolicy {
 
 /// The flow views of the last plan, kept while their inputs are unchanged: a view is a function of
 /// the flow's live jobs (their ids, in submission order: a job's flow membership never changes) and
-/// of its history, which only grows (`FlowHistory::count` counts what it learnt).
+/// of its history, which only grows (`FlowHistory::count` counts what it learnt). Each entry carries
+/// the generation (plan) that last used it; entries the current plan did not use are dropped.
 #[derive(Clone, Debug, Default)]
 struct ViewCache {
-    flows: BTreeMap<String, Arc<FlowView>>,
-    jobs: BTreeMap<JobId, Arc<FlowView>>,
+    flows: BTreeMap<String, (u64, Arc<FlowView>)>,
+    jobs: BTreeMap<JobId, (u64, Arc<FlowView>)>,
+    generation: u64,
 }
 
 /// What FlowFlex keeps of a flow's ended jobs (module docs).
@@ -182,7 +184,7 @@ struct FlowView {
     /// The flow's ended jobs.
     ended: FlowHistory,
     /// The view as the plan reports it ([`Plan::flows`]).
-    reported: PlanFlow,
+    reported: Arc<PlanFlow>,
 }
 
 impl FlowView {
@@ -193,7 +195,7 @@ impl FlowView {
         known: Vec<JobId>,
         ended: FlowHistory,
     ) -> FlowView {
-        let reported = PlanFlow {
+        let reported = Arc::new(PlanFlow {
             flow_id: id.clone(),
             nodes: nodes
                 .iter()
@@ -204,7 +206,7 @@ impl FlowView {
                     predecessors: edges.iter().filter(|e| e.1 == i).map(|e| nodes[e.0].name.clone()).collect(),
                 })
                 .collect(),
-        };
+        });
         FlowView { nodes, edges, known, ended, reported }
     }
 }
@@ -233,7 +235,7 @@ impl FlowFlexPolicy {
 
 /// Groups the snapshot's jobs into flows (module docs), in order of their first active job. Views
 /// whose inputs did not change since the last plan are taken from `cache`, which then holds exactly
-/// this plan's views.
+/// this plan's views (updated in place: a flow planned again costs no allocation of its key).
 fn flow_views(
     snapshot: &Snapshot<'_>,
     history: &BTreeMap<String, FlowHistory>,
@@ -245,41 +247,51 @@ fn flow_views(
             by_id.entry(flow.flow_id.as_str()).or_default().push(job.id);
         }
     }
+    cache.generation += 1;
+    let generation = cache.generation;
     let mut views = Vec::new();
-    let mut fresh = ViewCache::default();
     for job in snapshot.active_jobs() {
         let Some(flow) = &job.spec.flow else {
-            let view = match cache.jobs.remove(&job.id) {
-                Some(view) => view,
-                None => Arc::new(FlowView::new(
+            let entry = cache.jobs.entry(job.id).or_insert_with(|| {
+                let view = FlowView::new(
                     format!("job-{}", job.id.0),
                     vec![Node { name: job.spec.name.clone(), job: Some(job.id) }],
                     Vec::new(),
                     vec![job.id],
                     FlowHistory::default(),
-                )),
-            };
-            fresh.jobs.insert(job.id, Arc::clone(&view));
-            views.push(view);
+                );
+                (generation, Arc::new(view))
+            });
+            entry.0 = generation;
+            views.push(Arc::clone(&entry.1));
             continue;
         };
         let id = flow.flow_id.as_str();
-        if fresh.flows.contains_key(id) {
-            continue;
-        }
         let known = by_id.get(id).map(Vec::as_slice).unwrap_or_default();
         let learnt = history.get(id).map_or(0, |h| h.count);
-        let view = match cache.flows.remove(id) {
-            Some(view) if view.known == known && view.ended.count == learnt => view,
-            _ => {
-                let ended = history.get(id).cloned().unwrap_or_default();
-                Arc::new(build_view(snapshot, id, known.to_vec(), ended))
-            }
+        let fresh = || {
+            let ended = history.get(id).cloned().unwrap_or_default();
+            Arc::new(build_view(snapshot, id, known.to_vec(), ended))
         };
-        fresh.flows.insert(id.to_string(), Arc::clone(&view));
-        views.push(view);
+        match cache.flows.get_mut(id) {
+            // Already listed by an earlier job of the flow.
+            Some(entry) if entry.0 == generation => continue,
+            Some(entry) => {
+                if !(entry.1.known == known && entry.1.ended.count == learnt) {
+                    entry.1 = fresh();
+                }
+                entry.0 = generation;
+                views.push(Arc::clone(&entry.1));
+            }
+            None => {
+                let view = fresh();
+                views.push(Arc::clone(&view));
+                cache.flows.insert(id.to_string(), (generation, view));
+            }
+        }
     }
-    *cache = fresh;
+    cache.flows.retain(|_, entry| entry.0 == generation);
+    cache.jobs.retain(|_, entry| entry.0 == generation);
     views
 }
 
@@ -670,7 +682,7 @@ impl Policy for FlowFlexPolicy {
             builder.set_predicted_completion(id, at);
         }
         let mut plan = builder.finish();
-        plan.flows = views.iter().map(|v| v.reported.clone()).collect();
+        plan.flows = views.iter().map(|v| Arc::clone(&v.reported)).collect();
         plan
     }
 }
