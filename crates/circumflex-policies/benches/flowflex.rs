@@ -8,9 +8,11 @@
 //! and the other 15 known only from the adjacency keys; minisum `avg_response_time` (Fig. 6 on the
 //! compressed grid) and minimax `max_stretch` (Fig. 8); `avg_response_time_epochs` alternates two
 //! consecutive epochs' snapshots (every flow's volume and cost changed; the same-snapshot rows re-plan
-//! an unchanged snapshot). The policy solves the relaxation cold by the network simplex method and
-//! keeps only its flow views between plans, so both rows plan each snapshot as a fresh policy would.
-//! Target (issue 20): minisum at 200 × 20 under 20 ms.
+//! an unchanged snapshot). The policy solves the relaxation cold by the network simplex method; it
+//! keeps its flow views between plans and, per pool, the last Stages 1-3 input and schedule, reused
+//! when the input is unchanged bit for bit: so the same-snapshot rows time that reuse (the plan
+//! plumbing around it), and the `_epochs` rows a full solve at every plan. Target (issue 20): minisum
+//! at 200 × 20 under 20 ms (a full solve). CPU-time figures: `flowflex_cpu.rs`.
 //!
 //! Run: `cargo bench -p circumflex-policies --bench flowflex` (add `-- --quick` while iterating).
 
