@@ -20,6 +20,8 @@
 //! and re-read only those ([`rows::JobRows`]: FIFO, Fair and FLEX keep theirs there); the plan
 //! must still be exactly the one the snapshot alone gives. Policies that ignore the change list lose nothing.
 
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
 
 use crate::model::{JobId, JobState, Phase, Time, Work};
@@ -370,9 +372,10 @@ pub struct Plan {
     #[serde(default)]
     pub rule: AssignmentRule,
     /// The flows (DAGs of jobs) the policy planned with, for reports and tests; empty for
-    /// policies that do not model flows (FlowFlex fills it).
+    /// policies that do not model flows (FlowFlex fills it). Shared (`Arc`) so a policy can report
+    /// an unchanged flow plan after plan without copying its names (issue 20).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub flows: Vec<PlanFlow>,
+    pub flows: Vec<Arc<PlanFlow>>,
     /// The shared scans (subjob chains per dataset) the policy planned with, for the status page
     /// and tests; empty for policies that do not model shared scans (CIRCUMFLEX fills it).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

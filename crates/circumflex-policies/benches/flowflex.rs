@@ -8,35 +8,28 @@
 //! and the other 15 known only from the adjacency keys; minisum `avg_response_time` (Fig. 6 on the
 //! compressed grid) and minimax `max_stretch` (Fig. 8); `avg_response_time_epochs` alternates two
 //! consecutive epochs' snapshots (every flow's volume and cost changed; the same-snapshot rows re-plan
-//! an unchanged snapshot). The policy solves the relaxation cold by the network simplex method and
-//! keeps only its flow views between plans, so both rows plan each snapshot as a fresh policy would.
-//! Target (issue 20): minisum at 200 × 20 under 20 ms.
+//! an unchanged snapshot). The policy solves the relaxation cold by the network simplex method; it
+//! keeps its flow views between plans and, per pool, the last Stages 1-3 input and schedule, reused
+//! when the input is unchanged bit for bit: so the same-snapshot rows time that reuse (the plan
+//! plumbing around it), and the `_epochs` rows a full solve at every plan. Target (issue 20): minisum
+//! at 200 × 20 under 20 ms (a full solve). CPU-time figures: `flowflex_cpu.rs`.
 //!
 //! Run: `cargo bench -p circumflex-policies --bench flowflex` (add `-- --quick` while iterating).
 
+mod common;
+
 use std::hint::black_box;
 
-use circumflex_core::model::{FlowMembership, JobId, JobSpec, JobState, Phase};
+use circumflex_core::model::JobId;
 use circumflex_core::policy::{ClusterView, Policy, PoolMode, Snapshot};
 use circumflex_policies::flex::metrics::{Objective, Penalty};
 use circumflex_policies::flowflex::flow::{Flow, FlowJob};
 use circumflex_policies::flowflex::policy::FlowFlexPolicy;
 use circumflex_policies::flowflex::Instance;
+use common::flows::{engine_jobs, one_epoch_later, Stream};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 
 const SLOTS: u32 = 25;
-
-/// xorshift64*: a fixed, dependency-free stream so every run benches the same instance.
-struct Stream(u64);
-
-impl Stream {
-    fn next(&mut self, below: u64) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) % below
-    }
-}
 
 fn instance(flows: usize, jobs: usize, seed: u64) -> Instance {
     let mut rng = Stream(seed.max(1));
@@ -86,36 +79,6 @@ fn bench_flowflex(c: &mut Criterion) {
     group.finish();
 }
 
-/// A snapshot of `flows` flows of `jobs` jobs (random DAGs as in `instance`), the first 5 submitted.
-fn engine_jobs(flows: usize, jobs: usize, seed: u64) -> Vec<JobState> {
-    let mut rng = Stream(seed.max(1));
-    let mut out = Vec::new();
-    for f in 0..flows {
-        let names: Vec<String> = (0..jobs).map(|i| format!("n{i}")).collect();
-        let mut adjacency: Vec<(String, Vec<String>)> = Vec::new();
-        for a in 0..jobs {
-            let mut succ: Vec<String> = (a + 1..jobs).filter(|_| rng.next(2) == 0).map(|b| names[b].clone()).collect();
-            if succ.is_empty() && a + 1 < jobs {
-                succ.push(names[jobs - 1].clone());
-            }
-            adjacency.push((names[a].clone(), succ));
-        }
-        for (i, name) in names.iter().enumerate().take(5) {
-            let maps = 1 + rng.next(40) as u32;
-            let reduces = rng.next(10) as u32;
-            let mut spec = JobSpec::new((f * 100 + i) as i64, maps, reduces)
-                .with_task_ms(1_000 + rng.next(20_000) as i64, 1_000 + rng.next(30_000) as i64);
-            spec.flow = Some(FlowMembership {
-                flow_id: format!("flow-{f}"),
-                node_name: name.clone(),
-                adjacency: adjacency.clone(),
-            });
-            out.push(JobState::new(JobId(out.len() as u32), spec));
-        }
-    }
-    out
-}
-
 fn bench_replan(c: &mut Criterion) {
     let mut group = c.benchmark_group("flowflex_replan");
     group.sample_size(10);
@@ -132,16 +95,7 @@ fn bench_replan(c: &mut Criterion) {
         }
         // Epoch after epoch: plans alternate between this snapshot and the next epoch's (2 s later,
         // one map of every job finished, so every flow's volume and every cost changed).
-        let mut later = jobs.clone();
-        for job in &mut later {
-            let map = job.phase_mut(Phase::Map);
-            if map.pending > 0 {
-                map.pending -= 1;
-                map.finished += 1;
-                map.observed_ms_sum += 2_000;
-                map.observed_ms_max = map.observed_ms_max.max(2_000);
-            }
-        }
+        let later = one_epoch_later(&jobs);
         let next = Snapshot::new(1_002_000, cluster, &later, &active);
         let mut policy = FlowFlexPolicy::new(Objective::AvgResponseTime, 2_000);
         let mut flip = false;

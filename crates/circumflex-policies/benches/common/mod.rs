@@ -3,6 +3,9 @@
 
 #![allow(dead_code)]
 
+pub mod cpu;
+pub mod flows;
+
 use circumflex_core::baseline::{fair::Fair, fifo::Fifo};
 use circumflex_core::model::{JobId, JobSpec, JobState, SlaStep};
 use circumflex_core::policy::{ClusterView, Policy, PoolMode, Snapshot};

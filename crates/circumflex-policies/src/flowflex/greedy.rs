@@ -58,16 +58,56 @@ pub struct DeadlineSchedule {
 
 /// The utilisation step function `σ`: segment `k` is `[starts[k], starts[k+1])` with `used[k]`
 /// processors reserved; the last segment is unbounded and always has `used = 0`.
+///
+/// `full` lists the maximal time ranges `[a, b)` whose segments are all saturated (`used = P`), in
+/// time order, so a pseudo-job jumps over them instead of walking every segment there (issue 20:
+/// with hundreds of chains most of the early horizon is saturated, and every chain's first
+/// pseudo-job starts at 0). A saturated segment stays saturated (`used` only grows; a split copies
+/// `used`), its bounds are breakpoints, and a pseudo-job takes nothing from it (rate 0), so the
+/// jump changes no result.
 #[derive(Clone, Debug)]
 struct Utilisation {
     slots: u32,
     starts: Vec<f64>,
     used: Vec<u32>,
+    full: Vec<(f64, f64)>,
+    /// Whether to jump over `full` (false only in the test that pins the jump to the walk).
+    jump: bool,
 }
 
 impl Utilisation {
     fn new(slots: u32) -> Utilisation {
-        Utilisation { slots, starts: vec![0.0], used: vec![0] }
+        Utilisation { slots, starts: vec![0.0], used: vec![0], full: Vec::new(), jump: true }
+    }
+
+    /// Records that `[a, b)` became saturated, merging it with the ranges it touches.
+    fn saturated(&mut self, a: f64, b: f64) {
+        let i = self.full.partition_point(|r| r.1 < a);
+        let joins_left = self.full.get(i).is_some_and(|r| r.1 == a);
+        let j = if joins_left { i + 1 } else { i };
+        let joins_right = self.full.get(j).is_some_and(|r| r.0 == b);
+        match (joins_left, joins_right) {
+            (true, true) => {
+                self.full[i].1 = self.full[j].1;
+                self.full.remove(j);
+            }
+            (true, false) => self.full[i].1 = b,
+            (false, true) => self.full[j].0 = a,
+            (false, false) => self.full.insert(i, (a, b)),
+        }
+    }
+
+    /// The index of the first segment at or after `k` that is not saturated.
+    fn skip_full(&self, k: usize) -> usize {
+        if !self.jump || self.used[k] < self.slots {
+            return k;
+        }
+        let at = self.starts[k];
+        let run = self.full.partition_point(|r| r.1 <= at);
+        match self.full.get(run) {
+            Some(&(_, end)) => self.starts.partition_point(|&s| s < end),
+            None => k, // unreachable: a saturated segment lies in a recorded range
+        }
     }
 
     /// Makes `t ≥ 0` a breakpoint and returns the index of the segment starting there.
@@ -89,6 +129,10 @@ impl Utilisation {
         let mut remaining = work;
         let mut k = self.split_at(from.max(0.0));
         while remaining > 0.0 && k < self.starts.len() {
+            k = self.skip_full(k);
+            if k >= self.starts.len() {
+                break;
+            }
             let seg_start = self.starts[k];
             let seg_end = self.starts.get(k + 1).copied().unwrap_or(f64::INFINITY);
             let rate = (self.slots - self.used[k]).min(bound);
@@ -103,10 +147,16 @@ impl Utilisation {
                         self.split_at(finish);
                     }
                     self.used[k] += rate;
+                    if self.used[k] == self.slots {
+                        self.saturated(seg_start, finish);
+                    }
                     pieces.push(Piece { start: seg_start, end: finish, slots: rate });
                     break;
                 }
                 self.used[k] += rate;
+                if self.used[k] == self.slots {
+                    self.saturated(seg_start, seg_end);
+                }
                 pieces.push(Piece { start: seg_start, end: seg_end, slots: rate });
                 remaining -= capacity;
             }
@@ -118,6 +168,11 @@ impl Utilisation {
 
 /// List-schedules the chains greedily in `order` (a permutation of chain indices).
 pub fn schedule_in_order(chains: &[PseudoChain], order: &[usize], slots: u32) -> Result<Vec<ChainSchedule>> {
+    schedule_with(chains, order, Utilisation::new(slots))
+}
+
+fn schedule_with(chains: &[PseudoChain], order: &[usize], mut sigma: Utilisation) -> Result<Vec<ChainSchedule>> {
+    let slots = sigma.slots;
     let mut seen = vec![false; chains.len()];
     for &c in order {
         if c >= chains.len() || std::mem::replace(&mut seen[c], true) {
@@ -130,7 +185,6 @@ pub fn schedule_in_order(chains: &[PseudoChain], order: &[usize], slots: u32) ->
     if slots == 0 {
         return Err(Error::job("slots", slots, "at least 1 processor"));
     }
-    let mut sigma = Utilisation::new(slots);
     let mut out = vec![ChainSchedule { pieces: Vec::new(), completion: 0.0 }; chains.len()];
     for &c in order {
         let mut ready = 0.0f64;
@@ -167,6 +221,17 @@ pub fn schedule_by_deadlines(chains: &[PseudoChain], deadlines: &[f64], slots: u
         return Err(Error::job(&format!("deadlines[{j}]"), d, "a number or +inf"));
     }
     let order = deadline_order(chains, deadlines, slots);
+    schedule_in_deadline_order(chains, deadlines, order, slots)
+}
+
+/// [`schedule_by_deadlines`] with its order already computed (`deadline_order(chains, deadlines,
+/// slots)`).
+pub(crate) fn schedule_in_deadline_order(
+    chains: &[PseudoChain],
+    deadlines: &[f64],
+    order: Vec<usize>,
+    slots: u32,
+) -> Result<DeadlineSchedule> {
     let schedules = schedule_in_order(chains, &order, slots)?;
     let meets = schedules.iter().zip(deadlines).all(|(s, &d)| within(s.completion, 2.0 * d));
     Ok(DeadlineSchedule { chains: schedules, order, meets_doubled_deadlines: meets })
@@ -282,6 +347,28 @@ pub(crate) mod tests {
                     .collect();
                 (chains, slots)
             })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(128))]
+        /// The jump over saturated ranges (issue 20) gives exactly the schedule of the plain walk
+        /// over every segment: many chains on few slots, odd work sizes, any order.
+        #[test]
+        fn jumping_saturated_ranges_matches_the_walk(
+            slots in 1u32..=8,
+            parts in proptest::collection::vec(proptest::collection::vec((1u32..=97, 1u64..=12), 1..7), 1..14),
+            keys in proptest::collection::vec(any::<u32>(), 14),
+        ) {
+            let chains: Vec<PseudoChain> = parts
+                .iter()
+                .map(|c| chain(&c.iter().map(|&(w, b)| (f64::from(w) / 7.0, b)).collect::<Vec<_>>()))
+                .collect();
+            let mut order: Vec<usize> = (0..chains.len()).collect();
+            order.sort_by_key(|&c| keys[c]);
+            let jumped = schedule_with(&chains, &order, Utilisation::new(slots)).unwrap();
+            let walked = schedule_with(&chains, &order, Utilisation { jump: false, ..Utilisation::new(slots) }).unwrap();
+            prop_assert_eq!(jumped, walked);
+        }
     }
 
     proptest! {

@@ -22,6 +22,9 @@ const EPSILON: f64 = 1e-12;
 /// A directed network with capacities and per-unit costs; arcs are stored with their reverses.
 #[derive(Clone, Debug, Default)]
 pub struct MinCostFlow {
+    nodes: usize,
+    /// Per node, its residual arcs in id order; built by the solvers that walk it
+    /// ([`MinCostFlow::index`]), not by `add_arc`: the network simplex never needs it.
     adjacency: Vec<Vec<usize>>,
     head: Vec<usize>,
     residual: Vec<f64>,
@@ -33,13 +36,25 @@ pub struct MinCostFlow {
 impl MinCostFlow {
     /// A network with `nodes` nodes and no arcs.
     pub fn new(nodes: usize) -> MinCostFlow {
-        MinCostFlow { adjacency: vec![Vec::new(); nodes], ..MinCostFlow::default() }
+        MinCostFlow { nodes, ..MinCostFlow::default() }
+    }
+
+    /// Builds the adjacency lists of every arc added so far (the order `add_arc` once pushed them
+    /// in: each node's arcs by increasing id).
+    fn index(&mut self) {
+        if self.adjacency.len() == self.nodes && self.adjacency.iter().map(Vec::len).sum::<usize>() == self.head.len() {
+            return;
+        }
+        self.adjacency = vec![Vec::new(); self.nodes];
+        for arc in 0..self.head.len() {
+            self.adjacency[self.head[arc ^ 1]].push(arc);
+        }
     }
 
     /// Adds arc `from → to` with `capacity` (may be `+∞`) and per-unit `cost` (finite, `≥ 0`);
     /// returns its id for [`MinCostFlow::flow_on`].
     pub fn add_arc(&mut self, from: usize, to: usize, capacity: f64, cost: f64) -> Result<usize> {
-        let nodes = self.adjacency.len();
+        let nodes = self.nodes;
         if from >= nodes || to >= nodes {
             return Err(Error::job("min-cost flow arc", format!("{from} -> {to}"), format!("nodes below {nodes}")));
         }
@@ -52,8 +67,7 @@ impl MinCostFlow {
             ));
         }
         let id = self.head.len();
-        for (tail, head, residual, cost) in [(from, to, capacity, cost), (to, from, 0.0, -cost)] {
-            self.adjacency[tail].push(self.head.len());
+        for (head, residual, cost) in [(to, capacity, cost), (from, 0.0, -cost)] {
             self.head.push(head);
             self.residual.push(residual);
             self.cost.push(cost);
@@ -75,7 +89,8 @@ impl MinCostFlow {
     /// Sends `demand` units from `source` to `sink` at minimum cost and returns that cost. Errors
     /// when the network cannot carry the demand.
     pub fn solve(&mut self, source: usize, sink: usize, demand: f64) -> Result<f64> {
-        let nodes = self.adjacency.len();
+        self.index();
+        let nodes = self.nodes;
         let mut potential = vec![0.0f64; nodes];
         let mut remaining = demand;
         let mut total = 0.0;
@@ -139,7 +154,8 @@ impl MinCostFlow {
         start: &[(usize, f64)],
         potential: Vec<f64>,
     ) -> Result<f64> {
-        let nodes = self.adjacency.len();
+        self.index();
+        let nodes = self.nodes;
         let arcs = self.head.len();
         let mut potential = if potential.len() == nodes && potential.iter().all(|p| p.is_finite()) {
             potential
@@ -284,7 +300,7 @@ impl MinCostFlow {
 
     /// Dijkstra on reduced costs from `source`: distances and the arc used to reach each node.
     fn shortest_paths(&self, source: usize, potential: &[f64]) -> (Vec<f64>, Vec<usize>) {
-        let nodes = self.adjacency.len();
+        let nodes = self.nodes;
         let mut distance = vec![f64::INFINITY; nodes];
         let mut via = vec![usize::MAX; nodes];
         let mut done = vec![false; nodes];
@@ -316,12 +332,14 @@ impl MinCostFlow {
     /// Whether the residual graph has a negative-cost cycle (Bellman–Ford); none means the current
     /// flow is a minimum-cost flow for its value. Used by tests as an optimality certificate.
     pub fn has_negative_residual_cycle(&self) -> bool {
-        let nodes = self.adjacency.len();
+        let mut indexed = self.clone();
+        indexed.index();
+        let nodes = self.nodes;
         let mut distance = vec![0.0f64; nodes];
         for round in 0..=nodes {
             let mut changed = false;
             for node in 0..nodes {
-                for &arc in &self.adjacency[node] {
+                for &arc in &indexed.adjacency[node] {
                     let next = self.head[arc];
                     if self.residual[arc] > 1e-9 && distance[node] + self.cost[arc] < distance[next] - 1e-9 {
                         distance[next] = distance[node] + self.cost[arc];

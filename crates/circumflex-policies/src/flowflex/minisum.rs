@@ -34,7 +34,7 @@
 //!   `docs/performance.md`). Both are exact; they may break cost ties differently.
 
 use super::chain::PseudoChain;
-use super::greedy::{chain_lower_bound, schedule_by_deadlines, DeadlineSchedule};
+use super::greedy::{chain_lower_bound, deadline_order, schedule_in_deadline_order, DeadlineSchedule};
 use super::mincost::MinCostFlow;
 use crate::flex::metrics::Penalty;
 use circumflex_core::error::{Error, Result};
@@ -472,7 +472,7 @@ fn best_rounding(
         }
     }
     let mut best: Option<(f64, Vec<f64>, DeadlineSchedule, f64)> = None;
-    let mut tried: Vec<Vec<f64>> = Vec::with_capacity(thetas.len());
+    let mut tried: Vec<Vec<usize>> = Vec::with_capacity(thetas.len());
     for &theta in thetas {
         let deadlines: Vec<f64> = (0..m)
             .map(|j| {
@@ -486,15 +486,16 @@ fn best_rounding(
                 horizon
             })
             .collect();
-        // The greedy is a function of the deadlines: a fraction that rounds to the deadlines of an
-        // earlier one gives the same schedule and objective, which cannot replace the earlier (ties
-        // keep the earlier fraction), so it is not scheduled again.
-        if tried.contains(&deadlines) {
+        // The greedy's schedule is a function of the order the deadlines give: a fraction whose
+        // deadlines give the order of an earlier one has the same schedule and objective, which
+        // cannot replace the earlier (ties keep the earlier fraction), so it is not scheduled again.
+        let order = deadline_order(chains, &deadlines, slots);
+        if tried.contains(&order) {
             continue;
         }
-        let schedule = schedule_by_deadlines(chains, &deadlines, slots)?;
+        tried.push(order.clone());
+        let schedule = schedule_in_deadline_order(chains, &deadlines, order, slots)?;
         let objective = minisum_objective(&schedule, costs);
-        tried.push(deadlines.clone());
         if best.as_ref().map_or(true, |b| objective < b.3) {
             best = Some((theta, deadlines, schedule, objective));
         }

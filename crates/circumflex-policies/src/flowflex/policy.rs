@@ -42,7 +42,14 @@
 //!   jobs the policy was told of): a warm start could pick another optimum among equal-cost ones
 //!   depending on the history of plans. What the policy keeps between plans is exact: the flow views
 //!   (nodes, edges, the reported [`Plan::flows`] entry), reused while a flow's live jobs and history
-//!   are unchanged.
+//!   are unchanged; and per pool the last Stages 1-3 input (every flow's jobs, edges and cost) and
+//!   schedule, reused when the next plan's input is the same bit for bit (`PoolSolve`). For that,
+//!   minisum objectives drop a linear cost's constant term (`origin := 0`): it is a per-flow
+//!   constant, which changes no Stage 2 decision in exact arithmetic, and without it an epoch in
+//!   which no job of a pool progressed has the same input as the last (only `now` moved).
+//!   **Decision (issue 20):** the full solve is defined on these constant-free costs, so among
+//!   near-ties (floating-point noise) a plan may differ from one that kept the constant; the
+//!   reused schedule is exactly the full solve's.
 //! - **Targets**: each job's average slots over the next epoch of the Stage 3 schedule, rounded by
 //!   largest remainder so the pool total never exceeds its capacity, then capped by the job's
 //!   runnable demand and maximum slots. A job with an unfinished predecessor gets 0 (digest §5
@@ -80,15 +87,20 @@ pub struct FlowFlexPolicy {
     history: BTreeMap<String, FlowHistory>,
     /// The views of the last plan, by flow id and by job for singleton flows (module docs).
     views: ViewCache,
+    /// Per pool (in [`circumflex_core::policy::ClusterView::pools`] order), the last plan's Stage
+    /// 1-3 input and result ([`PoolSolve`]).
+    solved: [PoolSolve; 2],
 }
 
 /// The flow views of the last plan, kept while their inputs are unchanged: a view is a function of
 /// the flow's live jobs (their ids, in submission order: a job's flow membership never changes) and
-/// of its history, which only grows (`FlowHistory::count` counts what it learnt).
+/// of its history, which only grows (`FlowHistory::count` counts what it learnt). Each entry carries
+/// the generation (plan) that last used it; entries the current plan did not use are dropped.
 #[derive(Clone, Debug, Default)]
 struct ViewCache {
-    flows: BTreeMap<String, Arc<FlowView>>,
-    jobs: BTreeMap<JobId, Arc<FlowView>>,
+    flows: BTreeMap<String, (u64, Arc<FlowView>)>,
+    jobs: BTreeMap<JobId, (u64, Arc<FlowView>)>,
+    generation: u64,
 }
 
 /// What FlowFlex keeps of a flow's ended jobs (module docs).
@@ -172,7 +184,7 @@ struct FlowView {
     /// The flow's ended jobs.
     ended: FlowHistory,
     /// The view as the plan reports it ([`Plan::flows`]).
-    reported: PlanFlow,
+    reported: Arc<PlanFlow>,
 }
 
 impl FlowView {
@@ -183,7 +195,7 @@ impl FlowView {
         known: Vec<JobId>,
         ended: FlowHistory,
     ) -> FlowView {
-        let reported = PlanFlow {
+        let reported = Arc::new(PlanFlow {
             flow_id: id.clone(),
             nodes: nodes
                 .iter()
@@ -194,7 +206,7 @@ impl FlowView {
                     predecessors: edges.iter().filter(|e| e.1 == i).map(|e| nodes[e.0].name.clone()).collect(),
                 })
                 .collect(),
-        };
+        });
         FlowView { nodes, edges, known, ended, reported }
     }
 }
@@ -202,7 +214,13 @@ impl FlowView {
 impl FlowFlexPolicy {
     /// FlowFlex optimizing `objective`, averaging targets over epochs of `epoch_ms`.
     pub fn new(objective: Objective, epoch_ms: Time) -> FlowFlexPolicy {
-        FlowFlexPolicy { objective, epoch_ms, history: BTreeMap::new(), views: ViewCache::default() }
+        FlowFlexPolicy {
+            objective,
+            epoch_ms,
+            history: BTreeMap::new(),
+            views: ViewCache::default(),
+            solved: Default::default(),
+        }
     }
 
     /// From `circumflex.objective` (default `avg_response_time`) and `circumflex.epoch.ms`.
@@ -217,7 +235,7 @@ impl FlowFlexPolicy {
 
 /// Groups the snapshot's jobs into flows (module docs), in order of their first active job. Views
 /// whose inputs did not change since the last plan are taken from `cache`, which then holds exactly
-/// this plan's views.
+/// this plan's views (updated in place: a flow planned again costs no allocation of its key).
 fn flow_views(
     snapshot: &Snapshot<'_>,
     history: &BTreeMap<String, FlowHistory>,
@@ -229,41 +247,51 @@ fn flow_views(
             by_id.entry(flow.flow_id.as_str()).or_default().push(job.id);
         }
     }
+    cache.generation += 1;
+    let generation = cache.generation;
     let mut views = Vec::new();
-    let mut fresh = ViewCache::default();
     for job in snapshot.active_jobs() {
         let Some(flow) = &job.spec.flow else {
-            let view = match cache.jobs.remove(&job.id) {
-                Some(view) => view,
-                None => Arc::new(FlowView::new(
+            let entry = cache.jobs.entry(job.id).or_insert_with(|| {
+                let view = FlowView::new(
                     format!("job-{}", job.id.0),
                     vec![Node { name: job.spec.name.clone(), job: Some(job.id) }],
                     Vec::new(),
                     vec![job.id],
                     FlowHistory::default(),
-                )),
-            };
-            fresh.jobs.insert(job.id, Arc::clone(&view));
-            views.push(view);
+                );
+                (generation, Arc::new(view))
+            });
+            entry.0 = generation;
+            views.push(Arc::clone(&entry.1));
             continue;
         };
         let id = flow.flow_id.as_str();
-        if fresh.flows.contains_key(id) {
-            continue;
-        }
         let known = by_id.get(id).map(Vec::as_slice).unwrap_or_default();
         let learnt = history.get(id).map_or(0, |h| h.count);
-        let view = match cache.flows.remove(id) {
-            Some(view) if view.known == known && view.ended.count == learnt => view,
-            _ => {
-                let ended = history.get(id).cloned().unwrap_or_default();
-                Arc::new(build_view(snapshot, id, known.to_vec(), ended))
-            }
+        let fresh = || {
+            let ended = history.get(id).cloned().unwrap_or_default();
+            Arc::new(build_view(snapshot, id, known.to_vec(), ended))
         };
-        fresh.flows.insert(id.to_string(), Arc::clone(&view));
-        views.push(view);
+        match cache.flows.get_mut(id) {
+            // Already listed by an earlier job of the flow.
+            Some(entry) if entry.0 == generation => continue,
+            Some(entry) => {
+                if !(entry.1.known == known && entry.1.ended.count == learnt) {
+                    entry.1 = fresh();
+                }
+                entry.0 = generation;
+                views.push(Arc::clone(&entry.1));
+            }
+            None => {
+                let view = fresh();
+                views.push(Arc::clone(&view));
+                cache.flows.insert(id.to_string(), (generation, view));
+            }
+        }
     }
-    *cache = fresh;
+    cache.flows.retain(|_, entry| entry.0 == generation);
+    cache.jobs.retain(|_, entry| entry.0 == generation);
     views
 }
 
@@ -386,13 +414,55 @@ fn shift_linear(costs: &mut [Penalty], aggregate: Aggregate) {
     }
 }
 
-/// A flow before validation: jobs, edges and cost facts.
-type FlowSpec = (Vec<FlowJob>, Vec<(usize, usize)>, JobFacts);
+/// A flow before validation: its jobs, edges and cost, the whole input of the Stage 1-3 pipeline
+/// for that flow.
+#[derive(Clone, Debug)]
+struct FlowSpec {
+    jobs: Vec<FlowJob>,
+    edges: Vec<(usize, usize)>,
+    cost: Penalty,
+}
 
-/// The planned flows for one pool: per flow its model, the node of each model job, and its cost.
-fn build_flows(snapshot: &Snapshot<'_>, views: &[Arc<FlowView>], pool: &Pool, objective: Objective) -> Vec<Flow> {
+impl FlowSpec {
+    /// Bit for bit the same input (`==` on floats would equate `0.0` and `-0.0`).
+    fn same_bits(&self, other: &FlowSpec) -> bool {
+        self.edges == other.edges
+            && self.jobs.len() == other.jobs.len()
+            && self
+                .jobs
+                .iter()
+                .zip(&other.jobs)
+                .all(|(a, b)| a.work.to_bits() == b.work.to_bits() && a.max_parallelism == b.max_parallelism)
+            && same_penalty_bits(&self.cost, &other.cost)
+    }
+}
+
+fn same_penalty_bits(a: &Penalty, b: &Penalty) -> bool {
+    let bits = |x: &f64, y: &f64| x.to_bits() == y.to_bits();
+    match (a, b) {
+        (Penalty::Linear { slope: s1, origin: o1 }, Penalty::Linear { slope: s2, origin: o2 }) => {
+            bits(s1, s2) && bits(o1, o2)
+        }
+        (Penalty::Tardiness { slope: s1, due: d1 }, Penalty::Tardiness { slope: s2, due: d2 }) => {
+            bits(s1, s2) && bits(d1, d2)
+        }
+        (Penalty::Steps(x), Penalty::Steps(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| bits(&p.0, &q.0) && bits(&p.1, &q.1))
+        }
+        (Penalty::Zero, Penalty::Zero) => true,
+        _ => false,
+    }
+}
+
+/// The planned flows' inputs for one pool, one per view: jobs, edges and cost (module docs).
+/// Minisum objectives drop a linear cost's constant term (`origin` set to 0): a per-flow constant
+/// changes no Stage 2 decision (each flow's whole volume is charged once in the relaxation, and every
+/// rounding fraction's objective moves by the same sum), and without it a pool whose jobs made no
+/// progress has the same inputs, bit for bit, at the next epoch (`PoolSolve`).
+fn build_flows(snapshot: &Snapshot<'_>, views: &[Arc<FlowView>], pool: &Pool, objective: Objective) -> Vec<FlowSpec> {
     let now = snapshot.now as f64;
     let mut specs: Vec<FlowSpec> = Vec::with_capacity(views.len());
+    let mut facts: Vec<JobFacts> = Vec::with_capacity(views.len());
     for view in views {
         let submitted: Vec<&JobState> = view.known.iter().map(|&id| snapshot.job(id)).collect();
         let ended = &view.ended;
@@ -418,22 +488,73 @@ fn build_flows(snapshot: &Snapshot<'_>, views: &[Arc<FlowView>], pool: &Pool, ob
             })
             .collect();
         let volume = jobs.iter().map(|j| j.work * UNIT_MS).sum::<f64>() + ended.work;
-        let facts = flow_facts(snapshot, view, volume, pool.capacity);
-        specs.push((jobs, view.edges.clone(), facts));
+        facts.push(flow_facts(snapshot, view, volume, pool.capacity));
+        specs.push(FlowSpec { jobs, edges: view.edges.clone(), cost: Penalty::Zero });
     }
-    let mut costs: Vec<Penalty> = specs.iter().map(|s| relative(objective.penalty(&s.2), now)).collect();
+    let mut costs: Vec<Penalty> = facts.iter().map(|f| relative(objective.penalty(f), now)).collect();
     shift_linear(&mut costs, objective.aggregate());
+    for (spec, mut cost) in specs.iter_mut().zip(costs) {
+        if let (Aggregate::MiniSum, Penalty::Linear { origin, .. }) = (objective.aggregate(), &mut cost) {
+            *origin = 0.0;
+        }
+        spec.cost = cost;
+    }
     specs
-        .into_iter()
-        .zip(costs)
-        .map(|((jobs, edges, _), cost)| {
+}
+
+/// The validated flows of `specs`.
+fn validated(specs: &[FlowSpec], capacity: u32) -> Vec<Flow> {
+    specs
+        .iter()
+        .map(|spec| {
             // A cyclic adjacency is the submitter's error; plan the jobs without its edges.
-            Flow::new(jobs.clone(), &edges, cost.clone(), pool.capacity)
-                .or_else(|_| Flow::new(jobs.clone(), &[], cost, pool.capacity))
-                .or_else(|_| Flow::new(jobs, &[], Penalty::Zero, pool.capacity))
+            Flow::new(spec.jobs.clone(), &spec.edges, spec.cost.clone(), capacity)
+                .or_else(|_| Flow::new(spec.jobs.clone(), &[], spec.cost.clone(), capacity))
+                .or_else(|_| Flow::new(spec.jobs.clone(), &[], Penalty::Zero, capacity))
         })
         .collect::<Result<Vec<Flow>>>()
         .unwrap_or_default()
+}
+
+/// One pool's Stage 1-3 result: per flow (index into the plan's views) its jobs' pieces, and the
+/// Stage 2 flow order.
+type PoolSchedule = (Vec<Vec<super::shape::JobPiece>>, Vec<usize>);
+
+/// Stages 1-3 for one pool's flows; `None` when no schedule comes out.
+fn schedule_pool(specs: &[FlowSpec], capacity: u32, objective: Objective) -> Option<PoolSchedule> {
+    let instance = Instance::new(validated(specs, capacity), capacity).ok()?;
+    let schedule = solve(&instance, objective)?;
+    Some((instance.job_schedules(&schedule), schedule.order))
+}
+
+/// The last plan's Stage 1-3 input and result for one pool: Stages 1-3 are a deterministic function
+/// of the flows' inputs ([`FlowSpec`]), the pool's capacity and the objective (fixed per policy), so
+/// when the next plan's inputs are the same bit for bit (an epoch in which no job of the pool made
+/// progress, or a re-plan at the same instant) the result is reused instead of solved again: the
+/// plan is exactly the one a full solve gives (`plans_equal_a_fresh_policys` pins it).
+#[derive(Clone, Debug, Default)]
+struct PoolSolve {
+    capacity: u32,
+    specs: Vec<FlowSpec>,
+    result: Option<PoolSchedule>,
+    /// Full solves so far (tests check that an unchanged pool is not solved again).
+    solves: u64,
+}
+
+impl PoolSolve {
+    /// The schedule of `specs` on `capacity` slots, reusing the last one when the inputs are equal.
+    fn schedule(&mut self, specs: Vec<FlowSpec>, capacity: u32, objective: Objective) -> Option<&PoolSchedule> {
+        let same = self.capacity == capacity
+            && self.specs.len() == specs.len()
+            && self.specs.iter().zip(&specs).all(|(a, b)| a.same_bits(b));
+        if !same {
+            self.result = schedule_pool(&specs, capacity, objective);
+            self.capacity = capacity;
+            self.solves += 1;
+        }
+        self.specs = specs;
+        self.result.as_ref()
+    }
 }
 
 /// Solves the instance; the greedy by lower bound if the chosen stage fails.
@@ -511,21 +632,19 @@ impl Policy for FlowFlexPolicy {
         let mut results: Vec<(Pool, Vec<(JobId, u32)>)> = Vec::new();
         let mut order: Vec<JobId> = Vec::new();
         let mut predicted: Vec<(JobId, Time)> = Vec::new();
-        for pool in snapshot.cluster.pools() {
+        for (p, pool) in snapshot.cluster.pools().enumerate() {
             if pool.capacity == 0 || views.is_empty() {
+                // Nothing kept for a pool with nothing to plan (a drained engine holds no instance).
+                self.solved[p] = PoolSolve::default();
                 continue;
             }
-            let flows = build_flows(snapshot, &views, &pool, self.objective);
-            let Some(schedule) = Instance::new(flows, pool.capacity)
-                .ok()
-                .and_then(|instance| solve(&instance, self.objective).map(|s| (instance.job_schedules(&s), s.order)))
-            else {
+            let specs = build_flows(snapshot, &views, &pool, self.objective);
+            let Some((pieces, flow_order)) = self.solved[p].schedule(specs, pool.capacity, self.objective) else {
                 continue;
             };
-            let (pieces, flow_order) = schedule;
             let mut jobs = Vec::new();
             let mut averages = Vec::new();
-            for &f in &flow_order {
+            for &f in flow_order {
                 let view = &views[f];
                 for (i, node) in view.nodes.iter().enumerate() {
                     let Some(id) = node.job else { continue };
@@ -563,7 +682,7 @@ impl Policy for FlowFlexPolicy {
             builder.set_predicted_completion(id, at);
         }
         let mut plan = builder.finish();
-        plan.flows = views.iter().map(|v| v.reported.clone()).collect();
+        plan.flows = views.iter().map(|v| Arc::clone(&v.reported)).collect();
         plan
     }
 }
@@ -704,6 +823,30 @@ mod tests {
         assert_eq!(out.entry(JobId(1)).unwrap().target, [8, 0]);
     }
 
+    /// A minisum pool whose jobs made no progress is not solved again as `now` moves, and the plan
+    /// is the full solve's; progress solves again. (Minimax costs move with `now`: always solved.)
+    #[test]
+    fn an_unchanged_minisum_pool_reuses_its_solve() {
+        let chain: Adjacency<'_> = &[("a", &["b"]), ("b", &["c"])];
+        let jobs = states(vec![spec(0, 4, 1, Some(("f1", "a", chain))), spec(0, 6, 2, None), spec(0, 3, 0, None)]);
+        let active: Vec<JobId> = jobs.iter().map(|j| j.id).collect();
+        let mut policy = FlowFlexPolicy::new(Objective::AvgResponseTime, 2_000);
+        let first = policy.plan(&Snapshot::new(10_000, shared(6), &jobs, &active));
+        let tick = Snapshot::new(12_000, shared(6), &jobs, &active);
+        let again = policy.plan(&tick);
+        assert_eq!(policy.solved[0].solves, 1);
+        assert_eq!(again, FlowFlexPolicy::new(Objective::AvgResponseTime, 2_000).plan(&tick));
+        assert_eq!(
+            first.entries.iter().map(|e| e.target).collect::<Vec<_>>(),
+            again.entries.iter().map(|e| e.target).collect::<Vec<_>>()
+        );
+        let mut later = jobs.clone();
+        later[1].phase_mut(Phase::Map).pending -= 1;
+        later[1].phase_mut(Phase::Map).running += 1;
+        policy.plan(&Snapshot::new(12_000, shared(6), &later, &active));
+        assert_eq!(policy.solved[0].solves, 2);
+    }
+
     #[test]
     fn round_targets_never_exceed_capacity() {
         assert_eq!(round_targets(&[1.5, 1.5, 1.0], 4), vec![2, 1, 1]);
@@ -801,6 +944,13 @@ mod tests {
                 }
                 let (a, b) = (first.plan(&snap), fresh.plan(&snap));
                 prop_assert_eq!(&a, &b);
+                // A tick: `now` moves, no job progressed (minisum pools reuse the last solve).
+                let tick = Snapshot::new(now + 1_000, cluster, &jobs, &active);
+                let mut fresh = FlowFlexPolicy::new(objective, 2_000);
+                for &id in &retired {
+                    fresh.on_job_finished(&tick, id);
+                }
+                prop_assert_eq!(&first.plan(&tick), &fresh.plan(&tick));
                 for pool in cluster.pools() {
                     let used: u32 = a.entries.iter().map(|e| pool.phases.iter().map(|ph| e.target[ph.idx()]).sum::<u32>()).sum();
                     prop_assert!(used <= pool.capacity, "{} > {}", used, pool.capacity);

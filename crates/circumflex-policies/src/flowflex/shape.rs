@@ -48,7 +48,10 @@ fn snap(y: f64) -> f64 {
 /// Stage 3 for one flow: its chain, and the chain's Stage 2 schedule, to per-job pieces sorted by
 /// start time then job.
 pub fn shape_shift(chain: &PseudoChain, schedule: &ChainSchedule) -> Vec<JobPiece> {
-    let mut out = Vec::new();
+    let mut out = Vec::with_capacity(schedule.pieces.iter().map(Vec::len).sum::<usize>() * 2);
+    // Scratch for every piece (cleared, not reallocated).
+    let mut bounds: Vec<f64> = Vec::new();
+    let mut cuts: Vec<f64> = Vec::new();
     for (pj, histogram) in chain.pseudo_jobs.iter().zip(&schedule.pieces) {
         let total = pj.work();
         if total <= 0.0 {
@@ -60,7 +63,7 @@ pub fn shape_shift(chain: &PseudoChain, schedule: &ChainSchedule) -> Vec<JobPiec
             let height = f64::from(piece.slots);
             let time_at = |v: f64| if v >= 1.0 { end } else { start + v * length };
             // Span boundaries in processor widths: job `i` covers `[bounds[i], bounds[i + 1])`.
-            let mut bounds = Vec::with_capacity(pj.portions.len() + 1);
+            bounds.clear();
             bounds.push(0.0f64);
             for (index, portion) in pj.portions.iter().enumerate() {
                 let width = (portion.work * height / total).min(f64::from(portion.max_parallelism));
@@ -69,8 +72,9 @@ pub fn shape_shift(chain: &PseudoChain, schedule: &ChainSchedule) -> Vec<JobPiec
             }
             // One shared set of cuts in `[0, 1]` for all jobs, so every instant sees the same
             // midpoint and the counts telescope to exactly `σ(J)`.
-            let mut cuts: Vec<f64> = bounds.iter().map(|y| y - y.floor()).chain([0.0, 1.0]).collect();
-            cuts.sort_by(f64::total_cmp);
+            cuts.clear();
+            cuts.extend(bounds.iter().map(|y| y - y.floor()).chain([0.0, 1.0]));
+            cuts.sort_unstable_by(f64::total_cmp); // equal under `total_cmp` means equal bits
             cuts.dedup_by(|later, kept| *later - *kept < 1e-9);
             if let Some(last) = cuts.last_mut() {
                 *last = 1.0;
@@ -96,7 +100,9 @@ pub fn shape_shift(chain: &PseudoChain, schedule: &ChainSchedule) -> Vec<JobPiec
             }
         }
     }
-    out.sort_by(|a, b| a.start.total_cmp(&b.start).then(a.job.cmp(&b.job)).then(a.end.total_cmp(&b.end)));
+    // (start, job) is unique (a job's pieces are disjoint and of positive length), so the
+    // unstable sort orders exactly as a stable one, without its scratch allocation.
+    out.sort_unstable_by(|a, b| a.start.total_cmp(&b.start).then(a.job.cmp(&b.job)).then(a.end.total_cmp(&b.end)));
     out
 }
 

@@ -34,7 +34,7 @@ impl MinCostFlow {
     /// optima it may pick another flow (deterministically). Errors when the network cannot carry the
     /// demand or the pivots exceed their budget.
     pub fn solve_simplex(&mut self, source: usize, sink: usize, demand: f64) -> Result<f64> {
-        let nodes = self.adjacency.len();
+        let nodes = self.nodes;
         if source >= nodes || sink >= nodes || demand.is_nan() || demand < 0.0 || demand.is_infinite() {
             return Err(Error::job(
                 "min-cost flow demand",
@@ -90,8 +90,10 @@ impl MinCostFlow {
         }
         let mut potential = vec![0.0f64; nodes + 1];
         let mut depth = vec![0usize; nodes + 1];
-        let mut children: Vec<Vec<usize>> = vec![Vec::new(); nodes + 1];
-        children[root] = (0..nodes).collect();
+        let mut children = Children::new(nodes + 1);
+        for v in (0..nodes).rev() {
+            children.add(root, v);
+        }
         let mut stack = Vec::with_capacity(nodes + 1);
         let arcs = Arcs { tail: &tail, cost: &cost };
         refresh(root, &children, &parent_arc, arcs, &mut potential, &mut depth, &mut stack);
@@ -212,10 +214,8 @@ impl MinCostFlow {
             let (mut cur, mut new_parent, mut new_arc) = (start, other, a);
             loop {
                 let (up, up_arc) = (parent[cur], parent_arc[cur]);
-                if let Some(i) = children[up].iter().position(|&c| c == cur) {
-                    children[up].swap_remove(i);
-                }
-                children[new_parent].push(cur);
+                children.remove(up, cur);
+                children.add(new_parent, cur);
                 parent[cur] = new_parent;
                 parent_arc[cur] = new_arc;
                 if cur == stop {
@@ -246,6 +246,47 @@ impl MinCostFlow {
     }
 }
 
+/// The spanning tree's child lists as doubly linked sibling lists: a re-hung node leaves its old
+/// parent in O(1). (Only [`refresh`]'s visiting order depends on the order of children, and a
+/// node's price and depth follow from its parent's alone, so the order changes no number.)
+struct Children {
+    first: Vec<usize>,
+    next: Vec<usize>,
+    prev: Vec<usize>,
+}
+
+impl Children {
+    fn new(nodes: usize) -> Children {
+        Children { first: vec![NONE; nodes], next: vec![NONE; nodes], prev: vec![NONE; nodes] }
+    }
+
+    /// Makes `v` (in no list) the first child of `p`.
+    fn add(&mut self, p: usize, v: usize) {
+        let old = self.first[p];
+        self.next[v] = old;
+        self.prev[v] = NONE;
+        if old != NONE {
+            self.prev[old] = v;
+        }
+        self.first[p] = v;
+    }
+
+    /// Takes child `v` out of `p`'s list.
+    fn remove(&mut self, p: usize, v: usize) {
+        let (before, after) = (self.prev[v], self.next[v]);
+        if before != NONE {
+            self.next[before] = after;
+        } else if self.first[p] == v {
+            self.first[p] = after;
+        }
+        if after != NONE {
+            self.prev[after] = before;
+        }
+        self.next[v] = NONE;
+        self.prev[v] = NONE;
+    }
+}
+
 /// The arc data [`refresh`] reads.
 #[derive(Clone, Copy)]
 struct Arcs<'a> {
@@ -258,7 +299,7 @@ struct Arcs<'a> {
 /// updating a re-hung subtree gives the same numbers as recomputing the whole tree.
 fn refresh(
     top: usize,
-    children: &[Vec<usize>],
+    children: &Children,
     parent_arc: &[usize],
     arcs: Arcs<'_>,
     potential: &mut [f64],
@@ -268,11 +309,13 @@ fn refresh(
     stack.clear();
     stack.push(top);
     while let Some(u) = stack.pop() {
-        for &v in &children[u] {
+        let mut v = children.first[u];
+        while v != NONE {
             let a = parent_arc[v];
             potential[v] = if arcs.tail[a] == u { potential[u] + arcs.cost[a] } else { potential[u] - arcs.cost[a] };
             depth[v] = depth[u] + 1;
             stack.push(v);
+            v = children.next[v];
         }
     }
 }
