@@ -560,10 +560,12 @@ mod tests {
         let bounded = EngineConfig::from_pairs([(KEY_AM_ADMISSION, "true"), (KEY_AM_MAX_STARTING, "2")]).unwrap();
         assert_eq!(bounded.am.max_starting, 2);
         assert!(on.params.is_empty(), "engine keys are not policy parameters");
-        for (key, value, allowed) in
-            [(KEY_AM_MAX_SHARE, "1", "(0, 1)"), (KEY_AM_MAX_SHARE, "0", "(0, 1)"), (KEY_AM_SLOTS, "0", "integer"),
-             (KEY_AM_MAX_STARTING, "-1", "integer")]
-        {
+        for (key, value, allowed) in [
+            (KEY_AM_MAX_SHARE, "1", "(0, 1)"),
+            (KEY_AM_MAX_SHARE, "0", "(0, 1)"),
+            (KEY_AM_SLOTS, "0", "integer"),
+            (KEY_AM_MAX_STARTING, "-1", "integer"),
+        ] {
             let err = EngineConfig::from_pairs([(key, value)]).unwrap_err().to_string();
             assert!(err.contains(key) && err.contains(allowed), "{err}");
         }

@@ -43,9 +43,9 @@
 //! first default; the calibrated simulator found it slower than starting every AM at once on both
 //! traces (start-ups queue behind the share), while half the pool was the fastest of 0.25, 0.4, 0.5 and
 //! 0.67 on both (`docs/simulator.md`, "YARN mechanics"). What the gate then buys is the order: the AMs
-//! of the jobs the plan serves first start first. The simulator does not model the CPU that every AM
-//! JVM takes from the tasks on a small node, which argues for a smaller share there; operators of such
-//! nodes can lower it.
+//! of the jobs the plan serves first start first. Those figures used fixed start-up delays; with the
+//! simulator's start-up contention (AM JVMs sharing a small host's cores) the share matters less and a
+//! bound on starting AMs more (below).
 //!
 //! **Starting AMs** (`circumflex.am.max.starting`, off by default). An AM's start-up is a JVM start
 //! that takes CPU; on a small host many starting at once stretch each other's start-up (the loaded
@@ -362,11 +362,8 @@ impl Engine {
         let (capacity, mut held, _) = self.am_capacity();
         let limit = (self.config.am.max_share * f64::from(capacity)).floor() as u32;
         let max_starting = self.config.am.max_starting;
-        let mut starting = if max_starting == 0 {
-            0
-        } else {
-            self.admission.ams.values().filter(|am| am.starting()).count() as u32
-        };
+        let mut starting =
+            if max_starting == 0 { 0 } else { self.admission.ams.values().filter(|am| am.starting()).count() as u32 };
         let mut blocked = false;
         for w in out.iter_mut() {
             if w.reason == AmWaitReason::Admitted {
