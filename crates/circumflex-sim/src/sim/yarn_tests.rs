@@ -140,9 +140,10 @@ fn the_gate_starts_ams_in_plan_order_within_the_share() {
 }
 
 proptest! {
-    /// Whatever the jobs: with the gate (at any share) on a node whose AMs could fill it many times over,
-    /// and without it on a node sized for every AM (as the mini clusters are: without the gate, AMs that
-    /// fill a node deadlock it), every job finishes. No job runs a task before its AM started and asked,
+    /// Whatever the jobs: with the gate (at any share, with or without a bound on starting AMs) on a
+    /// node whose AMs could fill it many times over, and without it on a node sized for every AM (as the
+    /// mini clusters are: without the gate, AMs that fill a node deadlock it), start-ups contended or
+    /// not, every job finishes. No job runs a task before its AM started and asked,
     /// and AMs plus tasks never exceed the node.
     #[test]
     fn ams_never_deadlock_and_tasks_wait_for_their_am(
@@ -153,6 +154,8 @@ proptest! {
         launch in 0i64..1_000,
         order in prop_oneof![Just(AmOrder::Eager), Just(AmOrder::Queue)],
         gate in proptest::option::of(0.05f64..0.9),
+        max_starting in 0u32..3,
+        host_cores in 0u32..3,
         policy in prop_oneof![Just("fifo"), Just("fair"), Just("flex")],
     ) {
         prop_assume!(am_slots < slots);
@@ -162,9 +165,10 @@ proptest! {
             jobs.iter().map(|&(at, m, r, ms)| SimJob::new(at, vec![ms; m], vec![ms / 2; r])).collect(),
         )
         .unwrap();
-        let mut c = config(policy, slots, yarn(am_slots, startup, launch, order));
+        let mut c = config(policy, slots, YarnModel { host_cores, ..yarn(am_slots, startup, launch, order) });
         if let Some(share) = gate {
             gate_on(&mut c, share);
+            c.engine.am.max_starting = max_starting;
         }
         let r = run(c, &w);
         for (i, j) in r.jobs.iter().enumerate() {
