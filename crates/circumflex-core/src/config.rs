@@ -53,6 +53,9 @@ pub const KEY_AM_ADMISSION: &str = "circumflex.am.admission.enabled";
 /// `circumflex.am.max.share`: most of the pool's capacity that AM containers (running, or admitted and
 /// not yet placed) may hold, in (0, 1).
 pub const KEY_AM_MAX_SHARE: &str = "circumflex.am.max.share";
+/// `circumflex.am.max.starting`: most AMs admitted and not yet registered at once (admitted, or their
+/// container starting); 0 (the default): no bound (`engine/admission.rs`, "Starting AMs").
+pub const KEY_AM_MAX_STARTING: &str = "circumflex.am.max.starting";
 /// `circumflex.am.slots`: slots one AM container holds when the host does not say (YARN says: the AM's
 /// memory in slots).
 pub const KEY_AM_SLOTS: &str = "circumflex.am.slots";
@@ -95,13 +98,21 @@ pub struct AmAdmissionConfig {
     pub max_share: f64,
     /// Slots of one AM container when the host does not say, >= 1.
     pub slots: u32,
+    /// Most AMs admitted and not yet registered at once; 0: no bound. Not serialized while 0, so
+    /// results written before it existed read and compare the same.
+    #[serde(default, skip_serializing_if = "is_zero_u32")]
+    pub max_starting: u32,
+}
+
+fn is_zero_u32(v: &u32) -> bool {
+    *v == 0
 }
 
 impl Default for AmAdmissionConfig {
     /// Off; when on, half the pool (the FairScheduler's `maxAMShare`; the reasons, and why not the
     /// CapacityScheduler's 0.1, are in `engine/admission.rs`) and AMs of one slot unless the host says.
     fn default() -> Self {
-        AmAdmissionConfig { enabled: false, max_share: 0.5, slots: 1 }
+        AmAdmissionConfig { enabled: false, max_share: 0.5, slots: 1, max_starting: 0 }
     }
 }
 
@@ -238,6 +249,7 @@ impl EngineConfig {
                     cfg.am.max_share = f;
                 }
                 KEY_AM_SLOTS => cfg.am.slots = parse_int(key, value, 1, 1_000_000)?,
+                KEY_AM_MAX_STARTING => cfg.am.max_starting = parse_int(key, value, 0, 1_000_000)?,
                 _ => {
                     cfg.params.insert(key.to_string(), value.to_string());
                 }
@@ -539,15 +551,21 @@ mod tests {
     #[test]
     fn am_gate_keys_parse_and_bad_values_name_themselves() {
         let off = EngineConfig::from_pairs([("circumflex.policy", "fifo")]).unwrap();
-        assert_eq!(off.am, AmAdmissionConfig { enabled: false, max_share: 0.5, slots: 1 });
+        assert_eq!(off.am, AmAdmissionConfig { enabled: false, max_share: 0.5, slots: 1, max_starting: 0 });
         assert!(!serde_json::to_string(&off).unwrap().contains("\"am\""), "not serialized while off");
         let on = EngineConfig::from_pairs([(KEY_AM_ADMISSION, "true"), (KEY_AM_MAX_SHARE, "0.3"), (KEY_AM_SLOTS, "2")])
             .unwrap();
-        assert_eq!(on.am, AmAdmissionConfig { enabled: true, max_share: 0.3, slots: 2 });
+        assert_eq!(on.am, AmAdmissionConfig { enabled: true, max_share: 0.3, slots: 2, max_starting: 0 });
+        assert!(!serde_json::to_string(&on).unwrap().contains("max_starting"), "no bound: not serialized");
+        let bounded = EngineConfig::from_pairs([(KEY_AM_ADMISSION, "true"), (KEY_AM_MAX_STARTING, "2")]).unwrap();
+        assert_eq!(bounded.am.max_starting, 2);
         assert!(on.params.is_empty(), "engine keys are not policy parameters");
-        for (key, value, allowed) in
-            [(KEY_AM_MAX_SHARE, "1", "(0, 1)"), (KEY_AM_MAX_SHARE, "0", "(0, 1)"), (KEY_AM_SLOTS, "0", "integer")]
-        {
+        for (key, value, allowed) in [
+            (KEY_AM_MAX_SHARE, "1", "(0, 1)"),
+            (KEY_AM_MAX_SHARE, "0", "(0, 1)"),
+            (KEY_AM_SLOTS, "0", "integer"),
+            (KEY_AM_MAX_STARTING, "-1", "integer"),
+        ] {
             let err = EngineConfig::from_pairs([(key, value)]).unwrap_err().to_string();
             assert!(err.contains(key) && err.contains(allowed), "{err}");
         }

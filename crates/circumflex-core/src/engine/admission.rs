@@ -28,6 +28,9 @@
 //! - stay within the share: `h + a ≤ ⌊max_share · C⌋`, unless no AM holds anything (`h = 0`): at least
 //!   one AM may always start, so nothing starves however small the share (otherwise *over the share*).
 //!
+//! - (with `circumflex.am.max.starting = k > 0`) keep at most `k` AMs *starting*: admitted, or placed
+//!   and not yet registered (otherwise *starting full*). See "Starting AMs" below.
+//!
 //! The first job that cannot start blocks the ones ranked behind it (*ranked behind*): AMs start in
 //! the plan's order, so a small AM of a low-ranked job does not overtake the next job the plan serves.
 //! An admission is never taken back.
@@ -40,9 +43,19 @@
 //! first default; the calibrated simulator found it slower than starting every AM at once on both
 //! traces (start-ups queue behind the share), while half the pool was the fastest of 0.25, 0.4, 0.5 and
 //! 0.67 on both (`docs/simulator.md`, "YARN mechanics"). What the gate then buys is the order: the AMs
-//! of the jobs the plan serves first start first. The simulator does not model the CPU that every AM
-//! JVM takes from the tasks on a small node, which argues for a smaller share there; operators of such
-//! nodes can lower it.
+//! of the jobs the plan serves first start first. Those figures used fixed start-up delays; with the
+//! simulator's start-up contention (AM JVMs sharing a small host's cores) the share matters less and a
+//! bound on starting AMs more (below).
+//!
+//! **Starting AMs** (`circumflex.am.max.starting`, off by default). An AM's start-up is a JVM start
+//! that takes CPU; on a small host many starting at once stretch each other's start-up (the loaded
+//! mini cluster's AMs took 19–29 s to register under FLEX and the FairScheduler against 5–10 s under
+//! the CapacityScheduler, which starts one at a time: `docs/evaluation.md`). The bound admits AMs in
+//! plan order only while fewer than `k` are between admission and registration, so the first-ranked
+//! jobs' AMs start quickly instead of all AMs slowly. It counts AMs, not slots, and a starting AM
+//! always leaves room for the next once it registers, so it cannot deadlock: registration needs only
+//! the AM's own container. What it buys is predicted by the simulator's start-up contention model
+//! (`docs/simulator.md`, "Start-up contention").
 //!
 //! Off (the default), nothing here runs: no job is gated and the engine behaves exactly as without it.
 
@@ -82,6 +95,8 @@ pub enum AmWaitReason {
     RankedBehind,
     /// Starting it would leave the running jobs no task capacity (or the pool has none yet).
     NoCapacity,
+    /// `circumflex.am.max.starting` AMs are admitted and not yet registered.
+    StartingFull,
 }
 
 /// A job waiting for its AM container, as the status page shows it.
@@ -123,6 +138,11 @@ impl Am {
     /// Whether the AM holds (or is about to hold) capacity.
     fn holds(&self) -> bool {
         matches!(self.phase, AmPhase::Admitted | AmPhase::Starting | AmPhase::Registered)
+    }
+
+    /// Whether it is admitted and not yet registered (`circumflex.am.max.starting`).
+    fn starting(&self) -> bool {
+        matches!(self.phase, AmPhase::Admitted | AmPhase::Starting)
     }
 
     /// Whether its container occupies a node (hosts took it out of the node's task capacity).
@@ -341,6 +361,9 @@ impl Engine {
         out.sort_unstable_by_key(|w| (w.rank, w.job));
         let (capacity, mut held, _) = self.am_capacity();
         let limit = (self.config.am.max_share * f64::from(capacity)).floor() as u32;
+        let max_starting = self.config.am.max_starting;
+        let mut starting =
+            if max_starting == 0 { 0 } else { self.admission.ams.values().filter(|am| am.starting()).count() as u32 };
         let mut blocked = false;
         for w in out.iter_mut() {
             if w.reason == AmWaitReason::Admitted {
@@ -355,11 +378,14 @@ impl Engine {
                 AmWaitReason::NoCapacity
             } else if held > 0 && after > limit {
                 AmWaitReason::OverShare
+            } else if max_starting > 0 && starting >= max_starting {
+                AmWaitReason::StartingFull
             } else {
                 AmWaitReason::Admitted
             };
             if w.reason == AmWaitReason::Admitted {
                 held = after;
+                starting += 1;
             } else {
                 blocked = true;
             }

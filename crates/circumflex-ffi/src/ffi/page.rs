@@ -193,6 +193,7 @@ fn am_waiting(out: &mut String, s: &Status<'_>) {
         let why = match w.reason {
             AmWaitReason::Admitted => "admitted: waiting for a container",
             AmWaitReason::OverShare => "over the AM share",
+            AmWaitReason::StartingFull => "too many AMs starting",
             AmWaitReason::RankedBehind => "ranked behind a waiting AM",
             AmWaitReason::NoCapacity => "no capacity: would take the last task slot",
         };

@@ -366,6 +366,13 @@ struct RunArgs {
     /// YARN mechanics: how AMs start while the engine's AM gate is off.
     #[arg(long, value_enum, default_value_t = AmOrderArg::Eager)]
     am_order: AmOrderArg,
+    /// Start-up contention: cores of one host, shared by the AM start-ups and task launches that
+    /// overlap on it (0 = off: fixed delays; `docs/simulator.md`, "Start-up contention").
+    #[arg(long, default_value_t = 0)]
+    host_cores: u32,
+    /// Start-up contention: consecutive nodes per host (the mini cluster's NodeManagers share one).
+    #[arg(long, default_value_t = 1)]
+    nodes_per_host: u32,
     /// Replicas per map input block for the locality model (0 = every map is node-local).
     #[arg(long, default_value_t = 3)]
     replicas: u32,
@@ -526,6 +533,8 @@ impl RunArgs {
                     AmOrderArg::Eager => AmOrder::Eager,
                     AmOrderArg::Queue => AmOrder::Queue,
                 },
+                host_cores: self.host_cores,
+                nodes_per_host: if self.host_cores == 0 { 0 } else { self.nodes_per_host },
             },
         })
     }

@@ -208,6 +208,19 @@ pub struct YarnModel {
     /// How AMs start while the engine's AM gate is off.
     #[serde(default)]
     pub am_order: AmOrder,
+    /// Start-up contention (`docs/simulator.md`, "Start-up contention"): cores of one host, shared by
+    /// the container start-ups (AM start-ups and task launches) that overlap on it; 0 (the default):
+    /// off, every start-up takes its fixed delay.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub host_cores: u32,
+    /// Start-up contention: consecutive nodes per host (0 or 1: one node per host). The mini cluster's
+    /// NodeManagers all share one host.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub nodes_per_host: u32,
+}
+
+fn is_zero(v: &u32) -> bool {
+    *v == 0
 }
 
 impl YarnModel {
@@ -258,6 +271,13 @@ impl SimConfig {
                 "am-startup-ms / launch-ms",
                 format!("{} / {}", y.am_startup_ms, y.launch_ms),
                 "0 ..= 3600000",
+            ));
+        }
+        if y.host_cores > 4096 || y.nodes_per_host > 1_000_000 {
+            return Err(Error::config(
+                "host-cores / nodes-per-host",
+                format!("{} / {}", y.host_cores, y.nodes_per_host),
+                "0 ..= 4096 / 0 ..= 1000000",
             ));
         }
         let node_slots = self.cluster.node_capacity()[0];

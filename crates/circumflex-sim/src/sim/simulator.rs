@@ -43,6 +43,16 @@
 //! `am_startup_ms` later the AM asks: the job's pending counts are set to its declared
 //! ones (which registers it with the gate). The AM's slots are freed when the job ends. Each task holds its
 //! slot `launch_ms` before its work starts; the engine sees the launch at the start and the end after both.
+//!
+//! **Start-up contention** (`YarnModel::host_cores`, off by default). Container start-ups (an AM's
+//! start-up, a task's launch) that overlap on one host share its cores: a start-up that begins while
+//! `n − 1` others on the same host are in progress takes `base · max(1, n / cores)`, fixed when it
+//! begins (a later start-up does not slow the earlier ones). A batch of `n` that begins together ends
+//! by `base · n / cores`, when processor sharing would end all of them; its first ones end sooner, as
+//! with first-come use of the cores. A calibrated function, not exact processor sharing: no event is
+//! rescheduled, so the model costs nothing while off and little while on. Nodes are grouped into
+//! hosts of `nodes_per_host` consecutive nodes. A start-up cut short by preemption still counts until
+//! its planned end.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -310,6 +320,8 @@ pub struct Simulation<'w> {
     running_tasks: u64,
     /// Jobs waiting for their AM container, workload indices in arrival order (YARN mechanics).
     am_waiting: Vec<u32>,
+    /// Start-up contention: per host, the end times of the start-ups begun on it (pruned as they pass).
+    startups: Vec<Vec<Time>>,
 }
 
 impl std::fmt::Debug for Simulation<'_> {
@@ -372,6 +384,7 @@ impl<'w> Simulation<'w> {
             idle_heartbeats: 0,
             running_tasks: 0,
             am_waiting: Vec::new(),
+            startups: Vec::new(),
             unfinished: workload.jobs.len() as u64,
         })
     }
@@ -643,6 +656,28 @@ impl<'w> Simulation<'w> {
 
     // ----- launching ---------------------------------------------------------------------
 
+    /// How long a container start-up of uncontended length `base` that begins now on node `ni` takes
+    /// (module docs, start-up contention): `base` while the model is off; otherwise, with `n` start-ups
+    /// in progress on the node's host counting this one and `c` cores, `base · max(1, n / c)`, and the
+    /// start-up is recorded as in progress until it ends.
+    fn startup_delay(&mut self, ni: usize, base: Time) -> Time {
+        let cores = self.config.yarn.host_cores;
+        if cores == 0 || base == 0 {
+            return base;
+        }
+        let host = ni / self.config.yarn.nodes_per_host.max(1) as usize;
+        if self.startups.len() <= host {
+            self.startups.resize_with(host + 1, Vec::new);
+        }
+        let now = self.now;
+        let ends = &mut self.startups[host];
+        ends.retain(|&end| end > now);
+        let n = ends.len() as i64 + 1;
+        let delay = if n <= i64::from(cores) { base } else { base.saturating_mul(n) / i64::from(cores) };
+        ends.push(now.saturating_add(delay));
+        delay
+    }
+
     /// Launches tasks of one choice on node `ni` while it has free slots; returns how many.
     fn launch(&mut self, c: Choice, ni: usize) -> Result<u32> {
         let pool = self.pool_of(c.phase);
@@ -660,8 +695,8 @@ impl<'w> Simulation<'w> {
             let Some((task, locality)) = picked else { break };
             let accelerated = self.engine.nodes().get(ni).is_some_and(|n| n.accelerated);
             // The container holds its slot while it launches (YARN mechanics), then the task's work runs.
-            let duration =
-                self.workload.jobs[wi].duration_on(c.phase, task as usize, accelerated)? + self.config.yarn.launch_ms;
+            let launch = self.startup_delay(ni, self.config.yarn.launch_ms);
+            let duration = self.workload.jobs[wi].duration_on(c.phase, task as usize, accelerated)? + launch;
             self.engine.task_started(c.job, c.phase, NodeId(ni as u32), locality, self.now)?;
             self.nodes[ni].free[pool] -= 1;
             self.running_tasks += 1;
@@ -901,7 +936,8 @@ impl<'w> Simulation<'w> {
             self.engine.am_started(id, slots, self.now)?;
             self.jobs[wi as usize].am_node = Some(ni as u32);
             self.am_waiting.retain(|&w| w != wi);
-            self.schedule(self.now + self.config.yarn.am_startup_ms, Event::AmReady(wi));
+            let startup = self.startup_delay(ni, self.config.yarn.am_startup_ms);
+            self.schedule(self.now + startup, Event::AmReady(wi));
         }
         Ok(())
     }

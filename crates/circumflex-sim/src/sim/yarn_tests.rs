@@ -19,7 +19,7 @@ fn config(policy: &str, slots: u32, yarn: YarnModel) -> SimConfig {
 }
 
 fn yarn(am_slots: u32, am_startup_ms: Time, launch_ms: Time, am_order: AmOrder) -> YarnModel {
-    YarnModel { am_slots, am_startup_ms, launch_ms, am_order }
+    YarnModel { am_slots, am_startup_ms, launch_ms, am_order, ..YarnModel::default() }
 }
 
 fn gate_on(c: &mut SimConfig, share: f64) {
@@ -41,6 +41,44 @@ fn a_job_waits_for_its_am_start_up_and_each_task_for_its_launch() {
     assert_eq!((r.tasks[0].start_ms, r.tasks[0].end_ms), (5_000, 8_000));
     let off = run(config("fifo", 4, YarnModel::default()), &w);
     assert_eq!(off.jobs[0].finish_ms, Some(1_000), "without the model: at once");
+}
+
+/// Start-up contention on a host of 2 cores: the AM starts alone (1 s), then the job's 4 launches
+/// begin together at 1 s and take 2, 2, 3 and 4 s (`base · max(1, n / 2)`); without the model each
+/// takes 2 s. A start-up that begins after the others ended is uncontended again.
+#[test]
+fn overlapping_start_ups_on_a_host_stretch_each_other() {
+    let w =
+        Workload::new("four", vec![SimJob::new(0, vec![1_000; 4], vec![]), SimJob::new(20_000, vec![1_000], vec![])])
+            .unwrap();
+    let contended = YarnModel { host_cores: 2, nodes_per_host: 1, ..yarn(2, 1_000, 2_000, AmOrder::Eager) };
+    let r = run(config("fifo", 8, contended), &w);
+    let mut ends: Vec<Time> = r.tasks.iter().filter(|t| t.job == 0).map(|t| t.end_ms).collect();
+    ends.sort_unstable();
+    assert_eq!(ends, vec![4_000, 4_000, 5_000, 6_000]);
+    let late = r.tasks.iter().find(|t| t.job == 1).unwrap();
+    assert_eq!(late.end_ms - 20_000, 1_000 + 2_000 + 1_000, "alone: AM 1 s, launch 2 s, work 1 s");
+    let fixed = run(config("fifo", 8, yarn(2, 1_000, 2_000, AmOrder::Eager)), &w);
+    assert!(fixed.tasks.iter().filter(|t| t.job == 0).all(|t| t.end_ms == 4_000), "{:?}", fixed.tasks);
+}
+
+/// Hosts group consecutive nodes: two nodes on one host of 1 core contend, one node per host do not.
+#[test]
+fn only_start_ups_on_the_same_host_contend() {
+    let w =
+        Workload::new("two", vec![SimJob::new(0, vec![1_000], vec![]), SimJob::new(0, vec![1_000], vec![])]).unwrap();
+    let cluster = ClusterSpec { nodes: 2, map_slots: 3, reduce_slots: 0, racks: 1, pool: PoolMode::Shared };
+    let ams_ready = |nodes_per_host: u32| {
+        let y = YarnModel { host_cores: 1, nodes_per_host, ..yarn(2, 4_000, 0, AmOrder::Eager) };
+        let r = run(SimConfig { cluster: cluster.clone(), ..config("fifo", 3, y) }, &w);
+        let mut first: Vec<Time> = r.tasks.iter().map(|t| t.start_ms).collect();
+        first.sort_unstable();
+        first
+    };
+    let separate = ams_ready(1);
+    let shared = ams_ready(2);
+    assert!(separate[1] < 5_000, "each AM alone on its host: {separate:?}");
+    assert!(shared[1] >= 8_000, "the second AM shares the core with the first: {shared:?}");
 }
 
 /// Off is byte-identical: an explicit all-zero model is the default, and it is not serialized.
@@ -102,9 +140,10 @@ fn the_gate_starts_ams_in_plan_order_within_the_share() {
 }
 
 proptest! {
-    /// Whatever the jobs: with the gate (at any share) on a node whose AMs could fill it many times over,
-    /// and without it on a node sized for every AM (as the mini clusters are: without the gate, AMs that
-    /// fill a node deadlock it), every job finishes. No job runs a task before its AM started and asked,
+    /// Whatever the jobs: with the gate (at any share, with or without a bound on starting AMs) on a
+    /// node whose AMs could fill it many times over, and without it on a node sized for every AM (as the
+    /// mini clusters are: without the gate, AMs that fill a node deadlock it), start-ups contended or
+    /// not, every job finishes. No job runs a task before its AM started and asked,
     /// and AMs plus tasks never exceed the node.
     #[test]
     fn ams_never_deadlock_and_tasks_wait_for_their_am(
@@ -115,6 +154,8 @@ proptest! {
         launch in 0i64..1_000,
         order in prop_oneof![Just(AmOrder::Eager), Just(AmOrder::Queue)],
         gate in proptest::option::of(0.05f64..0.9),
+        max_starting in 0u32..3,
+        host_cores in 0u32..3,
         policy in prop_oneof![Just("fifo"), Just("fair"), Just("flex")],
     ) {
         prop_assume!(am_slots < slots);
@@ -124,9 +165,10 @@ proptest! {
             jobs.iter().map(|&(at, m, r, ms)| SimJob::new(at, vec![ms; m], vec![ms / 2; r])).collect(),
         )
         .unwrap();
-        let mut c = config(policy, slots, yarn(am_slots, startup, launch, order));
+        let mut c = config(policy, slots, YarnModel { host_cores, ..yarn(am_slots, startup, launch, order) });
         if let Some(share) = gate {
             gate_on(&mut c, share);
+            c.engine.am.max_starting = max_starting;
         }
         let r = run(c, &w);
         for (i, j) in r.jobs.iter().enumerate() {

@@ -26,7 +26,11 @@ fn engine_with(policy: &str, am: AmAdmissionConfig, preemption: PreemptionConfig
 }
 
 fn gate(max_share: f64, slots: u32) -> AmAdmissionConfig {
-    AmAdmissionConfig { enabled: true, max_share, slots }
+    AmAdmissionConfig { enabled: true, max_share, slots, max_starting: 0 }
+}
+
+fn gate_starting(max_share: f64, slots: u32, max_starting: u32) -> AmAdmissionConfig {
+    AmAdmissionConfig { max_starting, ..gate(max_share, slots) }
 }
 
 fn fifo(am: AmAdmissionConfig) -> Engine {
@@ -112,6 +116,52 @@ fn ams_start_in_plan_order_within_the_share_and_the_rest_wait_with_a_reason() {
     assert_eq!(e.am_admissions(4), &[high, mid]);
     let view = e.am_gate_view();
     assert_eq!((view.capacity, view.held, view.limit, view.running), (8, 2, 2, 0));
+}
+
+#[test]
+fn a_bound_on_starting_ams_admits_in_plan_order_and_the_next_when_one_registers() {
+    // The share would admit all four; at most two may be between admission and registration.
+    let mut e = fifo(gate_starting(0.9, 1, 2));
+    let n = e.add_node("n0", "/r", 16, 0);
+    let low = submit(&mut e, 2, 0, 0);
+    let high = submit(&mut e, 2, 5, 1);
+    let mid = submit(&mut e, 2, 3, 2);
+    let last = submit(&mut e, 2, 1, 3);
+    e.tick(3);
+    assert_eq!(e.am_admissions(3), &[high, mid], "two starting at most, in plan order");
+    let reasons: Vec<(JobId, AmWaitReason)> = e.am_waiting().iter().map(|w| (w.job, w.reason)).collect();
+    assert_eq!(
+        reasons,
+        vec![
+            (high, AmWaitReason::Admitted),
+            (mid, AmWaitReason::Admitted),
+            (last, AmWaitReason::StartingFull),
+            (low, AmWaitReason::RankedBehind)
+        ]
+    );
+    // Placed but not registered still counts as starting.
+    e.am_started(high, 1, 4).unwrap();
+    e.am_started(mid, 1, 4).unwrap();
+    e.set_node_capacity(n, 14, 0).unwrap();
+    assert_eq!(e.am_admissions(5), &[] as &[JobId]);
+    // One registers: the next in plan order may start.
+    e.set_pending(high, Phase::Map, 2).unwrap();
+    assert_eq!(e.am_admissions(6), &[last]);
+    e.am_started(last, 1, 6).unwrap();
+    e.set_node_capacity(n, 13, 0).unwrap();
+    e.set_pending(mid, Phase::Map, 2).unwrap();
+    e.set_pending(last, Phase::Map, 2).unwrap();
+    assert_eq!(e.am_admissions(7), &[low]);
+}
+
+#[test]
+fn without_a_starting_bound_the_gate_is_as_before() {
+    // The same state as above with max_starting 0: the share alone decides.
+    let mut e = fifo(gate_starting(0.9, 1, 0));
+    e.add_node("n0", "/r", 16, 0);
+    let jobs: Vec<JobId> = (0..4).map(|i| submit(&mut e, 2, 0, i)).collect();
+    e.tick(3);
+    assert_eq!(e.am_admissions(3), jobs.as_slice());
 }
 
 #[test]
@@ -297,9 +347,10 @@ proptest! {
         node_slots in 3u32..20,
         am_slots in 1u32..4,
         share in 0.05f64..0.95,
+        max_starting in 0u32..4,
         steps in proptest::collection::vec(step(), 1..60),
     ) {
-        let mut e = fifo(gate(share, am_slots));
+        let mut e = fifo(gate_starting(share, am_slots, max_starting));
         let n = e.add_node("n0", "/r", node_slots, 0);
         let mut live: Vec<JobId> = Vec::new();
         // AM slots placed on the node (the host takes them out of its task capacity).
@@ -315,11 +366,24 @@ proptest! {
                     if view.held > 0 {
                         prop_assert!(view.capacity.saturating_sub(view.held) >= 1, "{view:?}");
                     }
+                    if max_starting > 0 {
+                        let starting = placed.keys().filter(|&&j| e.am_phase(j) == Some(AmPhase::Starting)).count()
+                            + admitted.iter().filter(|&&j| e.am_phase(j) == Some(AmPhase::Admitted)).count();
+                        prop_assert!(starting as u32 <= max_starting, "{starting} starting, bound {max_starting}");
+                    }
                     let holders = admitted.len() as u32 + placed.len() as u32;
                     if holders > 1 {
                         prop_assert!(view.held <= view.limit, "{view:?} with {holders} AMs");
                     }
                     let waiting = e.am_waiting();
+                    let none_starting = admitted.is_empty()
+                        && !placed.keys().any(|&j| e.am_phase(j) == Some(AmPhase::Starting));
+                    if none_starting {
+                        prop_assert!(
+                            waiting.iter().all(|w| w.reason != AmWaitReason::StartingFull),
+                            "held back by starting AMs while none starts: {waiting:?}"
+                        );
+                    }
                     if placed.is_empty() && admitted.is_empty() {
                         if let Some(first) = waiting.first() {
                             prop_assert!(view.capacity < first.slots + 1, "starved: {waiting:?} {view:?}");
