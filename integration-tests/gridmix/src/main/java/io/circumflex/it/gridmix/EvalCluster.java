@@ -6,7 +6,9 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.mapreduce.v2.MiniMRYarnCluster;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
@@ -56,8 +58,20 @@ final class EvalCluster implements AutoCloseable {
    * {@code taskSlots} task containers.
    */
   static EvalCluster start(String name, String scheduler, int jobs, int taskSlots, File work) throws IOException {
+    return start(name, scheduler, jobs, taskSlots, work, Collections.emptyMap());
+  }
+
+  /**
+   * As {@link #start(String, String, int, int, File)}, with {@code circumflexKeys} set on top of the
+   * evaluation's own keys when {@code scheduler} is a Circumflex one (the harness's --circumflex-keys).
+   */
+  static EvalCluster start(String name, String scheduler, int jobs, int taskSlots, File work,
+      Map<String, String> circumflexKeys) throws IOException {
     Configuration conf = new YarnConfiguration();
     schedulerKeys(conf, scheduler, new File(work, name + "-scheduler"));
+    if (scheduler.startsWith("circumflex-")) {
+      circumflexKeys.forEach(conf::set);
+    }
     final int nmMb = jobs * AM_MB + taskSlots * SLOT_MB;
     conf.setInt(YarnConfiguration.RM_SCHEDULER_MINIMUM_ALLOCATION_MB, SLOT_MB);
     conf.setInt(YarnConfiguration.NM_PMEM_MB, nmMb);

@@ -9,6 +9,7 @@ import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -88,8 +89,8 @@ public final class GridmixEval {
         opts.put(args[i].substring(2), args[++i]);
       } else {
         throw new IllegalArgumentException("bad argument " + args[i]
-            + ": expected --work, --out, --traces, --swim-trace, --schedulers, --task-slots, --repeat, --small"
-            + " or --reuse-trace");
+            + ": expected --work, --out, --traces, --swim-trace, --schedulers, --task-slots, --repeat,"
+            + " --circumflex-keys, --small or --reuse-trace");
       }
     }
     File work = new File(opts.getOrDefault("work", "build/gridmix-work")).getAbsoluteFile();
@@ -99,6 +100,7 @@ public final class GridmixEval {
         ? Arrays.asList(opts.get("schedulers").split(",")) : EvalCluster.SCHEDULERS;
     int taskSlots = positive(opts, "task-slots", EvalCluster.DEFAULT_TASK_SLOTS);
     int repeat = positive(opts, "repeat", 1);
+    Map<String, String> circumflexKeys = circumflexKeys(opts.getOrDefault("circumflex-keys", ""));
     DefaultMetricsSystem.setMiniClusterMode(true);
     Files.createDirectories(work.toPath());
     List<String> failures = new ArrayList<>();
@@ -139,7 +141,7 @@ public final class GridmixEval {
           File csv = new File(runDir, "jobs-" + scheduler + ".csv");
           Files.deleteIfExists(csv.toPath());
           try {
-            List<String> rows = replay(work, runName, trace, scheduler, traceFile, jobs, taskSlots);
+            List<String> rows = replay(work, runName, trace, scheduler, traceFile, jobs, taskSlots, circumflexKeys);
             Files.write(csv.toPath(), rows, StandardCharsets.UTF_8);
             System.out.printf(Locale.ROOT, "   done in %.0f s -> %s%n", (System.currentTimeMillis() - t0) / 1000.0, csv);
           } catch (Exception e) {
@@ -157,6 +159,27 @@ public final class GridmixEval {
     }
     // Hadoop's mini clusters leave non-daemon threads behind.
     System.exit(0);
+  }
+
+  /**
+   * {@code circumflex.a=1,circumflex.b=x}: keys set on the Circumflex schedulers' clusters on top of the
+   * evaluation's own (e.g. a lever under study); anything else is refused by name.
+   */
+  static Map<String, String> circumflexKeys(String spec) {
+    Map<String, String> keys = new LinkedHashMap<>();
+    for (String entry : spec.split(",")) {
+      if (entry.trim().isEmpty()) {
+        continue;
+      }
+      int eq = entry.indexOf('=');
+      String key = eq < 0 ? entry.trim() : entry.substring(0, eq).trim();
+      if (eq < 0 || !key.startsWith("circumflex.") || eq == entry.length() - 1) {
+        throw new IllegalArgumentException("--circumflex-keys " + entry
+            + ": expected circumflex.<key>=<value>, comma-separated");
+      }
+      keys.put(key, entry.substring(eq + 1).trim());
+    }
+    return keys;
   }
 
   private static int positive(Map<String, String> opts, String key, int otherwise) {
@@ -244,7 +267,7 @@ public final class GridmixEval {
    * returns the per-job CSV lines. {@code runName} names the run's cluster (and its lines in the log).
    */
   static List<String> replay(File work, String runName, String trace, String scheduler, File traceFile,
-      List<TraceJobs.Job> jobs, int taskSlots) throws Exception {
+      List<TraceJobs.Job> jobs, int taskSlots, Map<String, String> circumflexKeys) throws Exception {
     String name = runName + "-" + scheduler;
     File io = new File(work, name + "-io");
     deleteTree(io.toPath());
@@ -254,7 +277,7 @@ public final class GridmixEval {
     List<String> rows = new ArrayList<>();
     rows.add("trace,scheduler,seq,original_id,maps,reduces,map_ms_max,map_ms_sum,reduce_ms_max,reduce_ms_sum,"
         + "trace_submit_ms,submit_ms,finish_ms,state");
-    try (EvalCluster cluster = EvalCluster.start(name, scheduler, jobs.size(), taskSlots, work)) {
+    try (EvalCluster cluster = EvalCluster.start(name, scheduler, jobs.size(), taskSlots, work, circumflexKeys)) {
       Configuration conf = new Configuration(cluster.config());
       conf.set("gridmix.job.type", "SLEEPJOB");
       conf.set("gridmix.job-submission.policy", "REPLAY");
