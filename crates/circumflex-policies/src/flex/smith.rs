@@ -137,9 +137,17 @@ impl SmithOrder {
     /// [`smith_order`] of `items`, named by `ids` (strictly increasing; anything else, or a length
     /// mismatch, falls back to sorting from scratch and forgets the kept order).
     pub fn order(&mut self, ids: &[u32], items: &[SmithItem]) -> Vec<usize> {
+        let mut order = Vec::new();
+        self.order_into(ids, items, &mut order);
+        order
+    }
+
+    /// [`SmithOrder::order`] written into `order` (its buffer reused).
+    pub fn order_into(&mut self, ids: &[u32], items: &[SmithItem], order: &mut Vec<usize>) {
         if ids.len() != items.len() || !ids.windows(2).all(|w| w[0] < w[1]) {
             self.last.clear();
-            return smith_order(items);
+            *order = smith_order(items);
+            return;
         }
         let key = |id: u32, index: usize, item: &SmithItem| Keyed {
             bits: (item.work / item.weight + 0.0).to_bits(),
@@ -182,7 +190,8 @@ impl SmithOrder {
         self.next.extend_from_slice(&self.fresh[b..]);
         self.last = std::mem::take(&mut self.next);
         self.next = survivors;
-        self.last.iter().map(|e| e.index as usize).collect()
+        order.clear();
+        order.extend(self.last.iter().map(|e| e.index as usize));
     }
 }
 
