@@ -468,15 +468,7 @@ pub fn pack_into(capacity: u32, jobs: &[PackJob], order: &[usize], scratch: &mut
     let mut heap = std::mem::take(heap);
     heap.clear();
     heap.reserve(n);
-    let mut fr = Frontier {
-        slots,
-        head,
-        heap,
-        side: None,
-        minima_mode: sum_min > capacity as u64,
-        f: NIL,
-        extra: 0,
-    };
+    let mut fr = Frontier { slots, head, heap, side: None, minima_mode: sum_min > capacity as u64, f: NIL, extra: 0 };
     fr.reset(capacity, 0.0);
     for (r, &j) in by_rank.iter().enumerate() {
         out.first[j] = fr.slots[r].slots;
