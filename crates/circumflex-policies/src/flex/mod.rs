@@ -217,23 +217,10 @@ pub(crate) fn solve_items<B: Borrow<FlexItem>>(
     items: &[B],
     precedence: Option<&Precedence>,
 ) -> FlexSolution {
-    let mut solution = FlexSolution::default();
-    solve_items_into(objective, capacity, start, items, precedence, &mut PackBuffers::default(), &mut solution);
+    let mut solution =
+        FlexSolution { order: sequence_items(objective, capacity, start, items, precedence), ..Default::default() };
+    pack_items_into(capacity, start, items, precedence, &mut PackBuffers::default(), &mut solution);
     solution
-}
-
-/// [`solve_items`] into `solution` (its vectors reused), packing with `buffers`.
-pub(crate) fn solve_items_into<B: Borrow<FlexItem>>(
-    objective: Objective,
-    capacity: u32,
-    start: f64,
-    items: &[B],
-    precedence: Option<&Precedence>,
-    buffers: &mut PackBuffers,
-    solution: &mut FlexSolution,
-) {
-    solution.order = sequence_items(objective, capacity, start, items, precedence);
-    pack_items_into(capacity, start, items, precedence, buffers, solution);
 }
 
 /// What packing needs besides its input, kept by a policy between re-plans so that a re-plan's

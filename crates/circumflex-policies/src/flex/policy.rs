@@ -17,7 +17,7 @@ use circumflex_core::policy::{
 use super::metrics::{JobFacts, Method, Objective};
 use super::smith::{SmithItem, SmithOrder};
 
-use super::{pack_items_into, smith_item, solve_items_into, FlexItem, FlexSolution, PackBuffers};
+use super::{pack_items_into, sequence_items, smith_item, FlexItem, FlexSolution, PackBuffers};
 
 /// What an item depends on besides its job: the pool capacities and the pooling.
 type ItemContext = (u32, u32, PoolMode);
@@ -258,7 +258,10 @@ fn solve_pools<B: Borrow<FlexItem>>(
                 kept[k].order_into(&scratch.raw_ids, &scratch.smith, &mut solution.order);
                 pack_items_into(pool.capacity, start, items, None, &mut scratch.pack, solution);
             }
-            _ => solve_items_into(objective, pool.capacity, start, items, None, &mut scratch.pack, solution),
+            _ => {
+                solution.order = sequence_items(objective, pool.capacity, start, items, None);
+                pack_items_into(pool.capacity, start, items, None, &mut scratch.pack, solution);
+            }
         }
     }
 }
