@@ -196,13 +196,12 @@ fn sequence_items<B: Borrow<FlexItem>>(
 
 /// The Smith items (work, Smith weight) of `items` for `objective`.
 pub(crate) fn smith_items<B: Borrow<FlexItem>>(objective: Objective, items: &[B]) -> Vec<SmithItem> {
-    items
-        .iter()
-        .map(|it| {
-            let it = it.borrow();
-            SmithItem { work: it.work.max(0.0), weight: objective.smith_weight(&it.facts) }
-        })
-        .collect()
+    items.iter().map(|it| smith_item(objective, it.borrow())).collect()
+}
+
+/// The Smith item (work, Smith weight) of `item` for `objective`.
+pub(crate) fn smith_item(objective: Objective, item: &FlexItem) -> SmithItem {
+    SmithItem { work: item.work.max(0.0), weight: objective.smith_weight(&item.facts) }
 }
 
 /// Orders and packs `problem` (steps 1 and 2).
@@ -218,36 +217,48 @@ pub(crate) fn solve_items<B: Borrow<FlexItem>>(
     items: &[B],
     precedence: Option<&Precedence>,
 ) -> FlexSolution {
-    let order = sequence_items(objective, capacity, start, items, precedence);
-    pack_items(capacity, start, items, precedence, order)
+    let mut solution =
+        FlexSolution { order: sequence_items(objective, capacity, start, items, precedence), ..Default::default() };
+    pack_items_into(capacity, start, items, precedence, &mut PackBuffers::default(), &mut solution);
+    solution
 }
 
-/// Packs `items` in `order` (step 2) into a [`FlexSolution`].
-pub(crate) fn pack_items<B: Borrow<FlexItem>>(
+/// What packing needs besides its input, kept by a policy between re-plans so that a re-plan's
+/// packing allocates nothing once the buffers have grown (`docs/performance.md` §10): the
+/// packing's input, its working buffers and its raw output. Contents between calls mean nothing.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct PackBuffers {
+    jobs: Vec<PackJob>,
+    scratch: packing::PackScratch,
+    packed: packing::Packing,
+}
+
+/// Packs `items` in `solution.order` (step 2) into `solution.first` and `solution.completion`
+/// (their vectors reused), with `buffers`.
+pub(crate) fn pack_items_into<B: Borrow<FlexItem>>(
     capacity: u32,
     start: f64,
     items: &[B],
     precedence: Option<&Precedence>,
-    order: Vec<usize>,
-) -> FlexSolution {
-    let jobs: Vec<PackJob> = items
-        .iter()
-        .map(|it| {
-            let it = it.borrow();
-            PackJob { work: it.work, min: it.min, max: it.max }
-        })
-        .collect();
-    let packed = match precedence.filter(|p| !p.is_unconstrained() && p.len() == jobs.len()) {
-        Some(p) => packing::pack_with_precedence(capacity, &jobs, &order, p, false),
-        None => packing::pack(capacity, &jobs, &order),
-    };
-    let completion = packed
-        .completion
-        .iter()
-        .zip(items)
-        .map(|(&c, it)| if c.is_finite() { start + c + it.borrow().facts.tail } else { f64::INFINITY })
-        .collect();
-    FlexSolution { order, first: packed.first, completion }
+    buffers: &mut PackBuffers,
+    solution: &mut FlexSolution,
+) {
+    let PackBuffers { jobs, scratch, packed } = buffers;
+    jobs.clear();
+    jobs.extend(items.iter().map(|it| {
+        let it = it.borrow();
+        PackJob { work: it.work, min: it.min, max: it.max }
+    }));
+    match precedence.filter(|p| !p.is_unconstrained() && p.len() == jobs.len()) {
+        Some(p) => *packed = packing::pack_with_precedence(capacity, jobs, &solution.order, p, false),
+        None => packing::pack_into(capacity, jobs, &solution.order, scratch, packed),
+    }
+    for (c, it) in packed.completion.iter_mut().zip(items) {
+        *c = if c.is_finite() { start + *c + it.borrow().facts.tail } else { f64::INFINITY };
+    }
+    // The raw output's vectors become the solution's; the solution's old ones are the next buffers.
+    std::mem::swap(&mut solution.first, &mut packed.first);
+    std::mem::swap(&mut solution.completion, &mut packed.completion);
 }
 
 #[cfg(test)]

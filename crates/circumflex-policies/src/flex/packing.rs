@@ -92,7 +92,15 @@ pub struct Packing {
 /// Priority rank per job: position in `order`; jobs missing from it follow by index, and repeats
 /// are ignored.
 fn ranks(order: &[usize], n: usize) -> Vec<usize> {
-    let mut rank = vec![usize::MAX; n];
+    let mut rank = Vec::new();
+    ranks_into(order, n, &mut rank);
+    rank
+}
+
+/// [`ranks`] written into `rank` (its buffer reused).
+fn ranks_into(order: &[usize], n: usize, rank: &mut Vec<usize>) {
+    rank.clear();
+    rank.resize(n, usize::MAX);
     let mut next = 0;
     for &j in order {
         if j < n && rank[j] == usize::MAX {
@@ -106,7 +114,6 @@ fn ranks(order: &[usize], n: usize) -> Vec<usize> {
             next += 1;
         }
     }
-    rank
 }
 
 /// The allocation rule (module docs) for `ready` jobs listed in priority order; writes `out[j]`.
@@ -390,18 +397,45 @@ impl Frontier {
     }
 }
 
+/// The working buffers of [`pack`], kept by a caller that packs again and again (a policy's
+/// re-plans: [`pack_into`]) so that a pack allocates nothing once they have grown to the largest
+/// problem seen. Their contents between calls mean nothing.
+#[derive(Clone, Debug, Default)]
+pub struct PackScratch {
+    rank: Vec<usize>,
+    by_rank: Vec<usize>,
+    slots: Vec<Slot>,
+    heap: BinaryHeap<Due>,
+}
+
 /// Fast packing for independent jobs: the first allocation and every completion, `O(J log J)`.
 /// Same results as [`pack_with_precedence`] with no precedence (up to float rounding of completions).
 pub fn pack(capacity: u32, jobs: &[PackJob], order: &[usize]) -> Packing {
+    let mut out = Packing::default();
+    pack_into(capacity, jobs, order, &mut PackScratch::default(), &mut out);
+    out
+}
+
+/// [`pack`] into `out` (its vectors reused; `intervals` left empty), with working buffers from
+/// `scratch`: the same result bit for bit, without allocating when the buffers are large enough.
+pub fn pack_into(capacity: u32, jobs: &[PackJob], order: &[usize], scratch: &mut PackScratch, out: &mut Packing) {
     let n = jobs.len();
-    let rank = ranks(order, n);
-    let mut by_rank = vec![0usize; n];
+    let PackScratch { rank, by_rank, slots, heap } = scratch;
+    ranks_into(order, n, rank);
+    by_rank.clear();
+    by_rank.resize(n, 0);
     for (j, &r) in rank.iter().enumerate() {
         by_rank[r] = j;
     }
-    let mut out = Packing { first: vec![0; n], completion: vec![f64::INFINITY; n], intervals: Vec::new() };
+    out.first.clear();
+    out.first.resize(n, 0);
+    out.completion.clear();
+    out.completion.resize(n, f64::INFINITY);
+    out.intervals.clear();
     // Zero-work jobs complete at once and never hold slots; the others are linked in rank order.
-    let mut slots = Vec::with_capacity(n);
+    let mut slots = std::mem::take(slots);
+    slots.clear();
+    slots.reserve(n);
     let (mut head, mut last) = (NIL, NIL);
     let mut sum_min: u64 = 0;
     for (r, &j) in by_rank.iter().enumerate() {
@@ -431,15 +465,10 @@ pub fn pack(capacity: u32, jobs: &[PackJob], order: &[usize]) -> Packing {
         }
         slots.push(slot);
     }
-    let mut fr = Frontier {
-        slots,
-        head,
-        heap: BinaryHeap::with_capacity(n),
-        side: None,
-        minima_mode: sum_min > capacity as u64,
-        f: NIL,
-        extra: 0,
-    };
+    let mut heap = std::mem::take(heap);
+    heap.clear();
+    heap.reserve(n);
+    let mut fr = Frontier { slots, head, heap, side: None, minima_mode: sum_min > capacity as u64, f: NIL, extra: 0 };
     fr.reset(capacity, 0.0);
     for (r, &j) in by_rank.iter().enumerate() {
         out.first[j] = fr.slots[r].slots;
@@ -467,7 +496,8 @@ pub fn pack(capacity: u32, jobs: &[PackJob], order: &[usize]) -> Packing {
             fr.advance(avail, t);
         }
     }
-    out
+    scratch.slots = fr.slots;
+    scratch.heap = fr.heap;
 }
 
 #[cfg(test)]
@@ -815,6 +845,19 @@ mod tests {
             let jobs: Vec<PackJob> = big.iter().map(|&(w, m, mx)| job([0.0, 100.0, 250.0, 1000.0, 7.5][w as usize], m, mx)).collect();
             let order: Vec<usize> = (0..jobs.len()).rev().collect();
             prop_assert_eq!(pack(big_cap, &jobs, &order), reference::pack(big_cap, &jobs, &order));
+        }
+
+        /// A scratch and an output reused across packs of different sizes give each pack the
+        /// result of the kept reference path bit for bit (nothing of one pack leaks into the next).
+        #[test]
+        fn reused_buffers_equal_fresh_packs(instances in prop::collection::vec(instance(), 1..6)) {
+            let mut scratch = PackScratch::default();
+            let stale = Interval { start: 0.0, end: 1.0, completed: 0, alloc: vec![] };
+            let mut out = Packing { intervals: vec![stale], ..Packing::default() };
+            for (cap, jobs, order) in &instances {
+                pack_into(*cap, jobs, order, &mut scratch, &mut out);
+                prop_assert_eq!(&out, &reference::pack(*cap, jobs, order));
+            }
         }
 
         /// Chains: a successor gets slots only after its predecessor completes.

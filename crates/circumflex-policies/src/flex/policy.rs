@@ -15,9 +15,9 @@ use circumflex_core::policy::{
 };
 
 use super::metrics::{JobFacts, Method, Objective};
-use super::smith::SmithOrder;
+use super::smith::{SmithItem, SmithOrder};
 
-use super::{pack_items, smith_items, solve_items, FlexItem, FlexSolution};
+use super::{pack_items_into, sequence_items, smith_item, FlexItem, FlexSolution, PackBuffers};
 
 /// What an item depends on besides its job: the pool capacities and the pooling.
 type ItemContext = (u32, u32, PoolMode);
@@ -36,12 +36,31 @@ pub struct FlexPolicy {
     smith: [SmithOrder; 2],
     /// Whether its plans ask for [`AssignmentRule::RankedDeficit`] (with preemption on).
     ranked: bool,
+    /// The previous plan's per-pool solutions and working vectors, whose buffers the next plan
+    /// reuses: a re-plan of thousands of jobs would otherwise allocate (and page-fault) them anew.
+    scratch: Scratch,
+}
+
+/// Buffers reused from plan to plan (their contents between plans mean nothing).
+#[derive(Debug, Clone, Default)]
+struct Scratch {
+    /// Per pool: the pool, its items' job ids and its solution.
+    solved: Vec<(Pool, Vec<JobId>, FlexSolution)>,
+    pack: PackBuffers,
+    smith: Vec<SmithItem>,
+    raw_ids: Vec<u32>,
 }
 
 impl FlexPolicy {
     /// FLEX optimizing `objective`.
     pub fn new(objective: Objective) -> FlexPolicy {
-        FlexPolicy { objective, items: JobRows::default(), smith: Default::default(), ranked: false }
+        FlexPolicy {
+            objective,
+            items: JobRows::default(),
+            smith: Default::default(),
+            ranked: false,
+            scratch: Scratch::default(),
+        }
     }
 
     /// Whether the engine serves the jobs below their target in plan order
@@ -162,33 +181,45 @@ impl Policy for FlexPolicy {
             items
         };
         let context = (cluster.map_slots, cluster.reduce_slots, cluster.mode);
-        let solved: Vec<(Pool, Vec<JobId>, FlexSolution)> = if self.items.sync(snapshot, context, read).is_some() {
+        let mut solved = std::mem::take(&mut self.scratch.solved);
+        solved.truncate(pools.len());
+        for (k, &pool) in pools.iter().enumerate() {
+            match solved.get_mut(k) {
+                Some((p, ids, _)) => {
+                    *p = pool;
+                    ids.clear();
+                }
+                None => solved.push((pool, Vec::new(), FlexSolution::default())),
+            }
+        }
+        if self.items.sync(snapshot, context, read).is_some() {
             // The kept items, borrowed in the active order the full walk below visits the jobs in.
-            let mut problems: Vec<(Vec<JobId>, Vec<&FlexItem>)> = pools.iter().map(|_| Default::default()).collect();
+            let mut problems: Vec<Vec<&FlexItem>> = pools.iter().map(|_| Vec::new()).collect();
             for (&id, items) in self.items.ids().iter().zip(self.items.rows()) {
-                for (item, (ids, problem)) in items.iter().zip(problems.iter_mut()) {
+                for (item, ((_, ids, _), problem)) in items.iter().zip(solved.iter_mut().zip(problems.iter_mut())) {
                     if let Some(item) = item {
                         ids.push(id);
                         problem.push(item);
                     }
                 }
             }
-            solve_pools(objective, start, pools, problems, Some(&mut self.smith))
+            solve_pools(objective, start, &mut solved, &problems, Some(&mut self.smith), &mut self.scratch);
         } else {
             // One pass over the jobs for all pools: job states are large, and this walk is most of
             // the plan's memory traffic.
-            let mut problems: Vec<(Vec<JobId>, Vec<FlexItem>)> = pools.iter().map(|_| Default::default()).collect();
+            let mut problems: Vec<Vec<FlexItem>> = pools.iter().map(|_| Vec::new()).collect();
             for job in snapshot.active_jobs() {
-                for (pool, (ids, problem)) in pools.iter().zip(problems.iter_mut()) {
+                for (pool, ((_, ids, _), problem)) in pools.iter().zip(solved.iter_mut().zip(problems.iter_mut())) {
                     if let Some(item) = item(objective, job, &cluster, pool) {
                         ids.push(job.id);
                         problem.push(item);
                     }
                 }
             }
-            solve_pools(objective, start, pools, problems, None)
-        };
+            solve_pools(objective, start, &mut solved, &problems, None, &mut self.scratch);
+        }
         let mut plan = plan_from_pools(snapshot, &solved);
+        self.scratch.solved = solved;
         if self.ranked {
             plan.rule = AssignmentRule::RankedDeficit;
             // A kill is worth it when it lowers the objective, not the sum of delays (docs/quality.md).
@@ -206,32 +237,33 @@ impl Policy for FlexPolicy {
     }
 }
 
-/// Each pool's problem (its items, owned or borrowed, with their jobs) solved at `start`; Smith
-/// orders through the pool's kept order when `kept` is given (incremental re-plans).
+/// Each pool's problem (its items, owned or borrowed; its job ids are already in `solved`) solved
+/// at `start` into `solved`; Smith orders through the pool's kept order when `kept` is given
+/// (incremental re-plans). Working vectors come from `scratch` (its `solved` is not used).
 fn solve_pools<B: Borrow<FlexItem>>(
     objective: Objective,
     start: f64,
-    pools: Vec<Pool>,
-    problems: Vec<(Vec<JobId>, Vec<B>)>,
+    solved: &mut [(Pool, Vec<JobId>, FlexSolution)],
+    problems: &[Vec<B>],
     mut kept: Option<&mut [SmithOrder; 2]>,
-) -> Vec<(Pool, Vec<JobId>, FlexSolution)> {
-    pools
-        .into_iter()
-        .zip(problems)
-        .enumerate()
-        .map(|(k, (pool, (ids, items)))| {
-            let solution = match kept.as_deref_mut() {
-                Some(kept) if objective.method() == Method::Smith => {
-                    let si = smith_items(objective, &items);
-                    let raw: Vec<u32> = ids.iter().map(|id| id.0).collect();
-                    let order = kept[k].order(&raw, &si);
-                    pack_items(pool.capacity, start, &items, None, order)
-                }
-                _ => solve_items(objective, pool.capacity, start, &items, None),
-            };
-            (pool, ids, solution)
-        })
-        .collect()
+    scratch: &mut Scratch,
+) {
+    for (k, ((pool, ids, solution), items)) in solved.iter_mut().zip(problems).enumerate() {
+        match kept.as_deref_mut() {
+            Some(kept) if objective.method() == Method::Smith => {
+                scratch.smith.clear();
+                scratch.smith.extend(items.iter().map(|it| smith_item(objective, it.borrow())));
+                scratch.raw_ids.clear();
+                scratch.raw_ids.extend(ids.iter().map(|id| id.0));
+                kept[k].order_into(&scratch.raw_ids, &scratch.smith, &mut solution.order);
+                pack_items_into(pool.capacity, start, items, None, &mut scratch.pack, solution);
+            }
+            _ => {
+                solution.order = sequence_items(objective, pool.capacity, start, items, None);
+                pack_items_into(pool.capacity, start, items, None, &mut scratch.pack, solution);
+            }
+        }
+    }
 }
 
 /// The plan from per-pool solutions `(pool, job ids by item, solution)`: the plan order is each

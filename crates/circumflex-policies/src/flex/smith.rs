@@ -123,7 +123,8 @@ impl Keyed {
 /// only new or changed items are sorted and merged in. [`smith_order`]'s order is a strict total
 /// order on (quotient, exact ratio, index), and with increasing ids the index order is the id
 /// order, so the result is exactly [`smith_order`]'s (pinned by a proptest). `O(J + c log c)`
-/// for `c` changed items instead of `O(J log J)`.
+/// for `c` changed items instead of `O(J log J)` when the ids are dense enough for a position
+/// table (a binary search per kept item otherwise).
 #[derive(Clone, Debug, Default)]
 pub struct SmithOrder {
     last: Vec<Keyed>,
@@ -131,15 +132,30 @@ pub struct SmithOrder {
     fresh: Vec<Keyed>,
     /// Per item of the current call: kept from the last order.
     kept: Vec<bool>,
+    /// Per id: its index in the current call's `ids` when dense enough ([`SmithOrder::index_of`]);
+    /// entries of ids absent from the call are stale and checked against `ids`.
+    position: Vec<u32>,
 }
+
+/// Ids up to this many times the item count (plus a constant) are looked up through a dense
+/// position table; sparser ids fall back to a binary search (bounding the table's memory).
+const DENSE_IDS_PER_ITEM: usize = 4;
 
 impl SmithOrder {
     /// [`smith_order`] of `items`, named by `ids` (strictly increasing; anything else, or a length
     /// mismatch, falls back to sorting from scratch and forgets the kept order).
     pub fn order(&mut self, ids: &[u32], items: &[SmithItem]) -> Vec<usize> {
+        let mut order = Vec::new();
+        self.order_into(ids, items, &mut order);
+        order
+    }
+
+    /// [`SmithOrder::order`] written into `order` (its buffer reused).
+    pub fn order_into(&mut self, ids: &[u32], items: &[SmithItem], order: &mut Vec<usize>) {
         if ids.len() != items.len() || !ids.windows(2).all(|w| w[0] < w[1]) {
             self.last.clear();
-            return smith_order(items);
+            *order = smith_order(items);
+            return;
         }
         let key = |id: u32, index: usize, item: &SmithItem| Keyed {
             bits: (item.work / item.weight + 0.0).to_bits(),
@@ -150,12 +166,34 @@ impl SmithOrder {
         self.kept.clear();
         self.kept.resize(items.len(), false);
         self.next.clear();
-        // Survivors of the last order, in their order (both lists are by increasing id: walk ids).
+        // Where each id is in `ids`: a dense table when the ids allow it (a binary search per kept
+        // item was 13-15% of a re-plan at 10,000 jobs, docs/performance.md §10), else a search.
+        let dense = ids.last().is_some_and(|&max| (max as usize) < DENSE_IDS_PER_ITEM * ids.len() + 1024);
+        if dense {
+            let max = ids.last().map_or(0, |&m| m as usize);
+            if self.position.len() <= max {
+                self.position.resize(max + 1, u32::MAX);
+            }
+            for (i, &id) in ids.iter().enumerate() {
+                self.position[id as usize] = i as u32;
+            }
+        }
+        let position = &self.position;
+        let index_of = |id: u32| -> Option<usize> {
+            if dense {
+                let i = *position.get(id as usize)? as usize;
+                (ids.get(i) == Some(&id)).then_some(i)
+            } else {
+                ids.binary_search(&id).ok()
+            }
+        };
+        // Survivors of the last order, in their order.
         let mut survivors = std::mem::take(&mut self.last);
-        survivors.retain_mut(|e| match ids.binary_search(&e.id) {
-            Ok(i) if e.same_item(&items[i]) => {
+        let kept = &mut self.kept;
+        survivors.retain_mut(|e| match index_of(e.id) {
+            Some(i) if e.same_item(&items[i]) => {
                 e.index = i as u32;
-                self.kept[i] = true;
+                kept[i] = true;
                 true
             }
             _ => false,
@@ -182,7 +220,8 @@ impl SmithOrder {
         self.next.extend_from_slice(&self.fresh[b..]);
         self.last = std::mem::take(&mut self.next);
         self.next = survivors;
-        self.last.iter().map(|e| e.index as usize).collect()
+        order.clear();
+        order.extend(self.last.iter().map(|e| e.index as usize));
     }
 }
 
@@ -418,16 +457,22 @@ mod tests {
         /// (brute force over all orders of up to 7 independent jobs).
         #[test]
         fn kept_order_equals_smith_order(
-            steps in prop::collection::vec(prop::collection::vec((0u32..60, 0u8..4, 1u8..4), 0..40), 1..8),
+            steps in prop::collection::vec(
+                (prop::collection::vec((0u32..60, 0u8..4, 1u8..4), 0..40), any::<bool>()),
+                1..8,
+            ),
         ) {
             // Each step is the next call's item set: (id, work class, weight); ids deduplicated
-            // and sorted. Few distinct values, so quotients and exact ratios tie often.
+            // and sorted. Few distinct values, so quotients and exact ratios tie often. A sparse
+            // step spreads the ids out so far that the ids are looked up by binary search instead
+            // of the position table (steps of both kinds share one kept order).
             let mut kept = SmithOrder::default();
-            for step in steps {
+            for (step, sparse) in steps {
                 let mut step = step;
                 step.sort_by_key(|e| e.0);
                 step.dedup_by_key(|e| e.0);
-                let ids: Vec<u32> = step.iter().map(|e| e.0).collect();
+                let spread = if sparse { 1 << 20 } else { 1 };
+                let ids: Vec<u32> = step.iter().map(|e| e.0 * spread).collect();
                 let items: Vec<SmithItem> = step
                     .iter()
                     .map(|&(_, w, q)| it([0.0, 3.0, 0.1 + 0.2, 6.0][w as usize], [1.0, 3.0, 0.3][q as usize - 1]))
