@@ -32,8 +32,9 @@ import org.apache.zookeeper.data.Stat;
  *       attaching to the scan;</li>
  *   <li>{@code splits/<split id>}: an open split, not yet scanned; its data is the member list, the
  *       first member being the driver that will scan it and the rest the riders;</li>
- *   <li>{@code members/m-<seq>}: one per attached job (sequence = arrival order); data: the path of
- *       its configuration and, once submitted, its Hadoop job id;</li>
+ *   <li>{@code members/m-<seq>}: one per attached job (sequence = arrival order, numbered by
+ *       {@code <root>/member-ids}, a persistent node, so an id is never reused under one root); data: the
+ *       path of its configuration and, once submitted, its Hadoop job id;</li>
  *   <li>{@code members/m-<seq>/claims/<split id>}: the member list frozen when this driver's C-map
  *       claimed the split, kept so a re-run of the C-map serves exactly the same riders.</li>
  * </ul>
@@ -47,6 +48,8 @@ import org.apache.zookeeper.data.Stat;
  */
 public final class ScanRegistry implements Closeable {
   private static final int MAX_RETRIES = 50;
+  /** The persistent node under the root whose sequence numbers the member ids (see register). */
+  static final String MEMBER_IDS = "member-ids";
 
   private final CuratorFramework zk;
   private final String root;
@@ -136,9 +139,17 @@ public final class ScanRegistry implements Closeable {
       ensureContainer(scan(key) + "/members");
       Properties p = new Properties();
       p.setProperty("conf", confPath);
-      String path = zk.create().withMode(CreateMode.PERSISTENT_SEQUENTIAL)
-          .forPath(scan(key) + "/members/m-", props(p));
-      String member = path.substring(path.lastIndexOf('/') + 1);
+      // The id's number comes from a persistent counter beside the scans, not from the members
+      // container: ZooKeeper removes that container once a scan's last member has left, and a new one
+      // numbers from 0 again, so a finished job's late clean-up, keyed by its member id, could remove a
+      // new member given the same id (seen in SharedScanIT). A sequential node's number grows with its
+      // parent's child changes, which never go back, so an id is never given twice under one root.
+      String ticket = zk.create().creatingParentsIfNeeded().withMode(CreateMode.PERSISTENT_SEQUENTIAL)
+          .forPath(root + "/" + MEMBER_IDS + "/m-");
+      String member = ticket.substring(ticket.lastIndexOf('/') + 1);
+      zk.delete().forPath(ticket);
+      String path = scan(key) + "/members/" + member;
+      zk.create().forPath(path, props(p));
       zk.create().forPath(path + "/claims");
       return member;
     } catch (Exception e) {

@@ -11,6 +11,9 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.RetryOneTime;
 import org.apache.curator.test.TestingServer;
 import org.apache.hadoop.conf.Configuration;
 import org.junit.After;
@@ -69,6 +72,26 @@ public class ScanRegistryTest {
     }
     assertTrue("members are numbered in arrival order", a.compareTo(b) < 0);
     assertEquals(Arrays.asList(a, b), zk.openSplits(KEY).get(s.get(0).id()));
+  }
+
+  @Test
+  public void aMemberIdIsNeverGivenTwiceEvenAfterTheScansNodesAreRemoved() throws Exception {
+    String a = join(splits(2));
+    zk.detach(KEY, a);
+    // What ZooKeeper's container reaper does once the scan's last member has left.
+    try (CuratorFramework raw = CuratorFrameworkFactory.newClient(server.getConnectString(), new RetryOneTime(100))) {
+      raw.start();
+      if (raw.checkExists().forPath(ScanKeys.ZK_ROOT_DEFAULT + "/" + KEY) != null) {
+        raw.delete().deletingChildrenIfNeeded().forPath(ScanKeys.ZK_ROOT_DEFAULT + "/" + KEY);
+      }
+    }
+    String b = join(splits(2));
+    assertNotEquals("a new incarnation of the scan must not reuse " + a, a, b);
+    assertTrue("ids still grow in arrival order", a.compareTo(b) < 0);
+    // A late clean-up of the finished member leaves the new one registered.
+    zk.detach(KEY, a);
+    zk.setJobId(KEY, b, "job_1_0001");
+    assertEquals(Collections.singletonList(b), zk.members(KEY));
   }
 
   @Test
