@@ -256,13 +256,10 @@ fn solve_pools<B: Borrow<FlexItem>>(
                 scratch.raw_ids.clear();
                 scratch.raw_ids.extend(ids.iter().map(|id| id.0));
                 kept[k].order_into(&scratch.raw_ids, &scratch.smith, &mut solution.order);
-                pack_items_into(pool.capacity, start, items, None, &mut scratch.pack, solution);
             }
-            _ => {
-                solution.order = sequence_items(objective, pool.capacity, start, items, None);
-                pack_items_into(pool.capacity, start, items, None, &mut scratch.pack, solution);
-            }
+            _ => solution.order = sequence_items(objective, pool.capacity, start, items, None),
         }
+        pack_items_into(pool.capacity, start, items, None, &mut scratch.pack, solution);
     }
 }
 
