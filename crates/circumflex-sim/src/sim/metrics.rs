@@ -20,7 +20,7 @@ use std::collections::BinaryHeap;
 use serde::{Deserialize, Serialize};
 
 use crate::sim::workload::SimJob;
-use crate::sim::ClusterSpec;
+use crate::sim::{is_zero, ClusterSpec};
 use circumflex_core::model::{Phase, Time};
 
 /// Makespan of list-scheduling `durations` in order on `slots` identical slots.
@@ -161,16 +161,8 @@ pub struct Summary {
     #[serde(default, skip_serializing_if = "is_zero")]
     pub preempted_tasks: u64,
     /// Work those kills threw away, slot-s.
-    #[serde(default, skip_serializing_if = "is_zero_f64")]
+    #[serde(default, skip_serializing_if = "is_zero")]
     pub preempted_lost_s: f64,
-}
-
-fn is_zero(v: &u64) -> bool {
-    *v == 0
-}
-
-fn is_zero_f64(v: &f64) -> bool {
-    *v == 0.0
 }
 
 impl Summary {

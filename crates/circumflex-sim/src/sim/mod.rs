@@ -219,8 +219,10 @@ pub struct YarnModel {
     pub nodes_per_host: u32,
 }
 
-fn is_zero(v: &u32) -> bool {
-    *v == 0
+/// Whether `v` is zero (serde's `skip_serializing_if` for counters and options that are absent
+/// from files while 0, so files written before they existed read and compare the same).
+pub(crate) fn is_zero<T: Default + PartialEq>(v: &T) -> bool {
+    *v == T::default()
 }
 
 impl YarnModel {
