@@ -48,6 +48,11 @@ fn submit(e: &mut Engine, maps: u32, priority: i32, now: Time) -> JobId {
     id
 }
 
+/// Each job waiting for its AM with its reason, in the status page's order.
+fn wait_reasons(e: &Engine) -> Vec<(JobId, AmWaitReason)> {
+    e.am_waiting().iter().map(|w| (w.job, w.reason)).collect()
+}
+
 fn offered_jobs(e: &mut Engine, n: NodeId, free: u32) -> Vec<JobId> {
     let mut jobs: Vec<JobId> = e.node_update(n, [free, 0], 0).unwrap().iter().map(|c: &Choice| c.job).collect();
     jobs.dedup();
@@ -101,10 +106,8 @@ fn ams_start_in_plan_order_within_the_share_and_the_rest_wait_with_a_reason() {
     let last = submit(&mut e, 2, 1, 3);
     e.tick(3);
     assert_eq!(e.am_admissions(3), &[high, mid], "plan order (priority), not arrival order");
-    let waiting = e.am_waiting();
-    let reasons: Vec<(JobId, AmWaitReason)> = waiting.iter().map(|w| (w.job, w.reason)).collect();
     assert_eq!(
-        reasons,
+        wait_reasons(&e),
         vec![
             (high, AmWaitReason::Admitted),
             (mid, AmWaitReason::Admitted),
@@ -129,9 +132,8 @@ fn a_bound_on_starting_ams_admits_in_plan_order_and_the_next_when_one_registers(
     let last = submit(&mut e, 2, 1, 3);
     e.tick(3);
     assert_eq!(e.am_admissions(3), &[high, mid], "two starting at most, in plan order");
-    let reasons: Vec<(JobId, AmWaitReason)> = e.am_waiting().iter().map(|w| (w.job, w.reason)).collect();
     assert_eq!(
-        reasons,
+        wait_reasons(&e),
         vec![
             (high, AmWaitReason::Admitted),
             (mid, AmWaitReason::Admitted),
