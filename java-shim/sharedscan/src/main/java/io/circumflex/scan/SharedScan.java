@@ -133,10 +133,40 @@ public final class SharedScan {
       cleanup(conf, zk);
       throw e;
     }
-    zk.setJobId(key, member, job.getJobID().toString());
+    // Submitted: from here on nothing may throw, or the caller would take a running job for a failed
+    // submission. The job's AM records the id again when it sets the job up (SharedScanOutputFormat).
+    recordJobId(zk, key, member, job.getJobID().toString());
     LOG.info("shared scan: job " + job.getJobID() + " ('" + job.getJobName() + "') is member " + member
         + " of scan " + key + ": drives " + a.drives.size() + " splits, rides " + a.rides.size());
     return a;
+  }
+
+  /**
+   * Records {@code jobId} as the Hadoop job of {@code member} ({@link #ended} reads it to remove a
+   * member whose job ended before its AM could leave the scan). Best effort: returns whether it was
+   * recorded and logs why not; a job without a recorded id is cleaned up by its own committer, and only
+   * one killed before its AM ran stays in ZooKeeper until removed by hand.
+   */
+  static boolean recordJobId(ScanRegistry zk, String key, String member, String jobId) {
+    try {
+      zk.setJobId(key, member, jobId);
+      return true;
+    } catch (IOException e) {
+      LOG.warn("shared scan: could not record job " + jobId + " for member " + member + " of scan " + key
+          + " (if the job is killed before its AM starts, the member stays until removed by hand): " + e.getMessage());
+      return false;
+    }
+  }
+
+  /** {@link #recordJobId(ScanRegistry, String, String, String)} from the job's AM, with its own connection. */
+  static boolean recordJobId(Configuration conf, String jobId) {
+    try (ScanRegistry zk = ScanRegistry.connect(conf)) {
+      return recordJobId(zk, conf.get(ScanKeys.KEY), conf.get(ScanKeys.MEMBER), jobId);
+    } catch (IOException e) {
+      LOG.warn("shared scan: could not record job " + jobId + " for member " + conf.get(ScanKeys.MEMBER) + ": "
+          + e.getMessage());
+      return false;
+    }
   }
 
   /** Why {@code job} cannot share a scan, or {@code null} if it can. */

@@ -76,6 +76,9 @@ public class SharedScanOutputFormat extends OutputFormat<Object, Object> {
     @Override
     public void setupJob(JobContext jobContext) throws IOException {
       d.setupJob(jobContext);
+      // Again, in case the client could not (SharedScan.submit logs and goes on): the id lets a later
+      // client remove this member if the job ends without its committer running.
+      SharedScan.recordJobId(jobContext.getConfiguration(), jobContext.getJobID().toString());
     }
 
     @Override

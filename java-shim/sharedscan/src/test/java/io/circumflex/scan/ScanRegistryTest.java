@@ -1,6 +1,7 @@
 package io.circumflex.scan;
 
 import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertNotEquals;
 import static org.junit.Assert.assertNull;
 import static org.junit.Assert.assertTrue;
@@ -92,6 +93,23 @@ public class ScanRegistryTest {
     zk.detach(KEY, a);
     zk.setJobId(KEY, b, "job_1_0001");
     assertEquals(Collections.singletonList(b), zk.members(KEY));
+  }
+
+  @Test
+  public void aJobIdThatCannotBeRecordedIsReportedNotThrown() throws IOException {
+    String m = join(splits(1));
+    assertTrue(SharedScan.recordJobId(zk, KEY, m, "job_1_0001"));
+    assertEquals("job_1_0001", zk.memberJobId(KEY, m));
+    // The AM's second record, through its own connection, is idempotent.
+    Configuration am = new Configuration(conf);
+    am.set(ScanKeys.KEY, KEY);
+    am.set(ScanKeys.MEMBER, m);
+    assertTrue(SharedScan.recordJobId(am, "job_1_0001"));
+    assertEquals("job_1_0001", zk.memberJobId(KEY, m));
+    // A member that is gone (here: detached) cannot take an id; the submitted job must not fail for it.
+    zk.detach(KEY, m);
+    assertFalse(SharedScan.recordJobId(zk, KEY, m, "job_1_0002"));
+    assertFalse(SharedScan.recordJobId(am, "job_1_0002"));
   }
 
   @Test
