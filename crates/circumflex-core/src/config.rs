@@ -53,9 +53,10 @@ pub const KEY_AM_ADMISSION: &str = "circumflex.am.admission.enabled";
 /// `circumflex.am.max.share`: most of the pool's capacity that AM containers (running, or admitted and
 /// not yet placed) may hold, in (0, 1).
 pub const KEY_AM_MAX_SHARE: &str = "circumflex.am.max.share";
-/// `circumflex.am.max.starting`: most AMs admitted and not yet registered at once (admitted, or their
-/// container starting); 0 (the default): no bound (`engine/admission.rs`, "Starting AMs").
-pub const KEY_AM_MAX_STARTING: &str = "circumflex.am.max.starting";
+/// `circumflex.am.max.starting.per.node`: most AMs admitted and not yet registered at once (admitted, or
+/// their container starting), per live node: the bound is this times the live nodes; 0 (the default): no
+/// bound (`engine/admission.rs`, "Starting AMs").
+pub const KEY_AM_MAX_STARTING_PER_NODE: &str = "circumflex.am.max.starting.per.node";
 /// `circumflex.am.slots`: slots one AM container holds when the host does not say (YARN says: the AM's
 /// memory in slots).
 pub const KEY_AM_SLOTS: &str = "circumflex.am.slots";
@@ -98,10 +99,10 @@ pub struct AmAdmissionConfig {
     pub max_share: f64,
     /// Slots of one AM container when the host does not say, >= 1.
     pub slots: u32,
-    /// Most AMs admitted and not yet registered at once; 0: no bound. Not serialized while 0, so
+    /// Most AMs admitted and not yet registered at once, per live node; 0: no bound. Not serialized while 0, so
     /// results written before it existed read and compare the same.
     #[serde(default, skip_serializing_if = "is_zero_u32")]
-    pub max_starting: u32,
+    pub max_starting_per_node: u32,
 }
 
 fn is_zero_u32(v: &u32) -> bool {
@@ -112,7 +113,7 @@ impl Default for AmAdmissionConfig {
     /// Off; when on, half the pool (the FairScheduler's `maxAMShare`; the reasons, and why not the
     /// CapacityScheduler's 0.1, are in `engine/admission.rs`) and AMs of one slot unless the host says.
     fn default() -> Self {
-        AmAdmissionConfig { enabled: false, max_share: 0.5, slots: 1, max_starting: 0 }
+        AmAdmissionConfig { enabled: false, max_share: 0.5, slots: 1, max_starting_per_node: 0 }
     }
 }
 
@@ -201,6 +202,35 @@ pub fn parse_f64(key: &str, value: &str, lo: f64, hi: f64) -> Result<f64> {
     Ok(v)
 }
 
+/// Every key the engine reads itself (the policy's own keys are the registry's).
+const ENGINE_KEYS: [&str; 15] = [
+    KEY_POLICY,
+    KEY_OBJECTIVE,
+    KEY_EPOCH_MS,
+    KEY_POOL_MODE,
+    KEY_REPLAN_ON_EVENTS,
+    KEY_NODE_DELAY,
+    KEY_RACK_DELAY,
+    KEY_PREEMPTION,
+    KEY_PREEMPTION_DELAY_MS,
+    KEY_PREEMPTION_GRACE_MS,
+    KEY_PREEMPTION_MAX_FRACTION,
+    KEY_AM_ADMISSION,
+    KEY_AM_MAX_SHARE,
+    KEY_AM_SLOTS,
+    KEY_AM_MAX_STARTING_PER_NODE,
+];
+
+/// Key families only the engine reads: any other key in them is a mistake, refused by name.
+const ENGINE_KEY_FAMILIES: [&str; 6] = [
+    "circumflex.am.",
+    "circumflex.preemption.",
+    "circumflex.locality.",
+    "circumflex.pool.",
+    "circumflex.epoch.",
+    "circumflex.replan.",
+];
+
 impl EngineConfig {
     /// Builds and validates a configuration from `circumflex.*` key/value pairs. Keys without the
     /// `circumflex.` prefix are ignored (hosts may pass their whole configuration). The policy name
@@ -249,8 +279,14 @@ impl EngineConfig {
                     cfg.am.max_share = f;
                 }
                 KEY_AM_SLOTS => cfg.am.slots = parse_int(key, value, 1, 1_000_000)?,
-                KEY_AM_MAX_STARTING => cfg.am.max_starting = parse_int(key, value, 0, 1_000_000)?,
+                KEY_AM_MAX_STARTING_PER_NODE => cfg.am.max_starting_per_node = parse_int(key, value, 0, 1_000_000)?,
                 _ => {
+                    if let Some(family) = ENGINE_KEY_FAMILIES.iter().find(|f| key.starts_with(*f)) {
+                        // A misspelt engine key would otherwise become a policy parameter nobody reads,
+                        // and the run would silently go without what it asked for.
+                        let known: Vec<&str> = ENGINE_KEYS.iter().copied().filter(|k| k.starts_with(family)).collect();
+                        return Err(Error::config(key, value, format!("a known key, not {key}: {}", known.join(", "))));
+                    }
                     cfg.params.insert(key.to_string(), value.to_string());
                 }
             }
@@ -551,23 +587,50 @@ mod tests {
     #[test]
     fn am_gate_keys_parse_and_bad_values_name_themselves() {
         let off = EngineConfig::from_pairs([("circumflex.policy", "fifo")]).unwrap();
-        assert_eq!(off.am, AmAdmissionConfig { enabled: false, max_share: 0.5, slots: 1, max_starting: 0 });
+        assert_eq!(off.am, AmAdmissionConfig { enabled: false, max_share: 0.5, slots: 1, max_starting_per_node: 0 });
         assert!(!serde_json::to_string(&off).unwrap().contains("\"am\""), "not serialized while off");
         let on = EngineConfig::from_pairs([(KEY_AM_ADMISSION, "true"), (KEY_AM_MAX_SHARE, "0.3"), (KEY_AM_SLOTS, "2")])
             .unwrap();
-        assert_eq!(on.am, AmAdmissionConfig { enabled: true, max_share: 0.3, slots: 2, max_starting: 0 });
+        assert_eq!(on.am, AmAdmissionConfig { enabled: true, max_share: 0.3, slots: 2, max_starting_per_node: 0 });
         assert!(!serde_json::to_string(&on).unwrap().contains("max_starting"), "no bound: not serialized");
-        let bounded = EngineConfig::from_pairs([(KEY_AM_ADMISSION, "true"), (KEY_AM_MAX_STARTING, "2")]).unwrap();
-        assert_eq!(bounded.am.max_starting, 2);
+        let bounded =
+            EngineConfig::from_pairs([(KEY_AM_ADMISSION, "true"), (KEY_AM_MAX_STARTING_PER_NODE, "2")]).unwrap();
+        assert_eq!(bounded.am.max_starting_per_node, 2);
         assert!(on.params.is_empty(), "engine keys are not policy parameters");
         for (key, value, allowed) in [
             (KEY_AM_MAX_SHARE, "1", "(0, 1)"),
             (KEY_AM_MAX_SHARE, "0", "(0, 1)"),
             (KEY_AM_SLOTS, "0", "integer"),
-            (KEY_AM_MAX_STARTING, "-1", "integer"),
+            (KEY_AM_MAX_STARTING_PER_NODE, "-1", "integer"),
         ] {
             let err = EngineConfig::from_pairs([(key, value)]).unwrap_err().to_string();
             assert!(err.contains(key) && err.contains(allowed), "{err}");
+        }
+    }
+
+    #[test]
+    fn a_misspelt_engine_key_is_refused_by_name_and_policy_keys_pass() {
+        for (key, known) in [
+            ("circumflex.am.max.starting", KEY_AM_MAX_STARTING_PER_NODE),
+            ("circumflex.preemption.grace", KEY_PREEMPTION_GRACE_MS),
+            ("circumflex.locality.delay", KEY_NODE_DELAY),
+            ("circumflex.epoch", KEY_EPOCH_MS),
+        ] {
+            let err = EngineConfig::from_pairs([(key, "1")]);
+            match key {
+                // No family: a policy parameter, as before.
+                "circumflex.epoch" => assert_eq!(err.unwrap().param(key), Some("1")),
+                _ => {
+                    let msg = err.unwrap_err().to_string();
+                    assert!(msg.contains(key) && msg.contains(known), "{msg}");
+                }
+            }
+        }
+        let cfg = EngineConfig::from_pairs([("circumflex.flex.horizon", "3"), (KEY_ACCELERATED_HOSTS, "a,b")]).unwrap();
+        assert_eq!(cfg.param("circumflex.flex.horizon"), Some("3"));
+        assert_eq!(cfg.param(KEY_ACCELERATED_HOSTS), Some("a,b"));
+        for key in ENGINE_KEYS {
+            assert!(!key.starts_with("circumflex.job."), "{key} would be skipped as a job key");
         }
     }
 

@@ -28,8 +28,8 @@
 //! - stay within the share: `h + a ≤ ⌊max_share · C⌋`, unless no AM holds anything (`h = 0`): at least
 //!   one AM may always start, so nothing starves however small the share (otherwise *over the share*).
 //!
-//! - (with `circumflex.am.max.starting = k > 0`) keep at most `k` AMs *starting*: admitted, or placed
-//!   and not yet registered (otherwise *starting full*). See "Starting AMs" below.
+//! - (with `circumflex.am.max.starting.per.node = k > 0`) keep at most `k` AMs *starting* per live
+//!   node: admitted, or placed and not yet registered (otherwise *starting full*). See "Starting AMs".
 //!
 //! The first job that cannot start blocks the ones ranked behind it (*ranked behind*): AMs start in
 //! the plan's order, so a small AM of a low-ranked job does not overtake the next job the plan serves.
@@ -47,12 +47,15 @@
 //! simulator's start-up contention (AM JVMs sharing a small host's cores) the share matters less and a
 //! bound on starting AMs more (below).
 //!
-//! **Starting AMs** (`circumflex.am.max.starting`, off by default). An AM's start-up is a JVM start
+//! **Starting AMs** (`circumflex.am.max.starting.per.node`, off by default). An AM's start-up is a JVM start
 //! that takes CPU; on a small host many starting at once stretch each other's start-up (the loaded
 //! mini cluster's AMs took 19–29 s to register under FLEX and the FairScheduler against 5–10 s under
 //! the CapacityScheduler, which starts one at a time: `docs/evaluation.md`). The bound admits AMs in
-//! plan order only while fewer than `k` are between admission and registration, so the first-ranked
-//! jobs' AMs start quickly instead of all AMs slowly. It counts AMs, not slots, and a starting AM
+//! plan order only while fewer than `k · n` are between admission and registration (`n` live nodes), so
+//! the first-ranked jobs' AMs start quickly instead of all AMs slowly. Per node because the contention
+//! is a host's: a cluster-wide `k` would throttle job starts on a large cluster for a cost that each
+//! host bears alone. The engine does not choose the AM's node (the host places it), so the bound is the
+//! cluster-wide `k · n`, not a count per node; on one node, as on the mini cluster, the two are equal. It counts AMs, not slots, and a starting AM
 //! always leaves room for the next once it registers, so it cannot deadlock: registration needs only
 //! the AM's own container. What it buys is predicted by the simulator's start-up contention model
 //! (`docs/simulator.md`, "Start-up contention").
@@ -95,7 +98,7 @@ pub enum AmWaitReason {
     RankedBehind,
     /// Starting it would leave the running jobs no task capacity (or the pool has none yet).
     NoCapacity,
-    /// `circumflex.am.max.starting` AMs are admitted and not yet registered.
+    /// `circumflex.am.max.starting.per.node` times the live nodes AMs are admitted and not yet registered.
     StartingFull,
 }
 
@@ -140,7 +143,7 @@ impl Am {
         matches!(self.phase, AmPhase::Admitted | AmPhase::Starting | AmPhase::Registered)
     }
 
-    /// Whether it is admitted and not yet registered (`circumflex.am.max.starting`).
+    /// Whether it is admitted and not yet registered (`circumflex.am.max.starting.per.node`).
     fn starting(&self) -> bool {
         matches!(self.phase, AmPhase::Admitted | AmPhase::Starting)
     }
@@ -361,9 +364,11 @@ impl Engine {
         out.sort_unstable_by_key(|w| (w.rank, w.job));
         let (capacity, mut held, _) = self.am_capacity();
         let limit = (self.config.am.max_share * f64::from(capacity)).floor() as u32;
-        let max_starting = self.config.am.max_starting;
+        let live_nodes = self.nodes.iter().filter(|n| n.alive).count() as u32;
+        let max_starting = self.config.am.max_starting_per_node.saturating_mul(live_nodes);
+        let bounded = self.config.am.max_starting_per_node > 0;
         let mut starting =
-            if max_starting == 0 { 0 } else { self.admission.ams.values().filter(|am| am.starting()).count() as u32 };
+            if !bounded { 0 } else { self.admission.ams.values().filter(|am| am.starting()).count() as u32 };
         let mut blocked = false;
         for w in out.iter_mut() {
             if w.reason == AmWaitReason::Admitted {
@@ -378,7 +383,7 @@ impl Engine {
                 AmWaitReason::NoCapacity
             } else if held > 0 && after > limit {
                 AmWaitReason::OverShare
-            } else if max_starting > 0 && starting >= max_starting {
+            } else if bounded && starting >= max_starting {
                 AmWaitReason::StartingFull
             } else {
                 AmWaitReason::Admitted

@@ -168,7 +168,7 @@ proptest! {
         let mut c = config(policy, slots, YarnModel { host_cores, ..yarn(am_slots, startup, launch, order) });
         if let Some(share) = gate {
             gate_on(&mut c, share);
-            c.engine.am.max_starting = max_starting;
+            c.engine.am.max_starting_per_node = max_starting;
         }
         let r = run(c, &w);
         for (i, j) in r.jobs.iter().enumerate() {

@@ -26,11 +26,11 @@ fn engine_with(policy: &str, am: AmAdmissionConfig, preemption: PreemptionConfig
 }
 
 fn gate(max_share: f64, slots: u32) -> AmAdmissionConfig {
-    AmAdmissionConfig { enabled: true, max_share, slots, max_starting: 0 }
+    AmAdmissionConfig { enabled: true, max_share, slots, max_starting_per_node: 0 }
 }
 
 fn gate_starting(max_share: f64, slots: u32, max_starting: u32) -> AmAdmissionConfig {
-    AmAdmissionConfig { max_starting, ..gate(max_share, slots) }
+    AmAdmissionConfig { max_starting_per_node: max_starting, ..gate(max_share, slots) }
 }
 
 fn fifo(am: AmAdmissionConfig) -> Engine {
@@ -154,6 +154,24 @@ fn a_bound_on_starting_ams_admits_in_plan_order_and_the_next_when_one_registers(
     e.set_pending(mid, Phase::Map, 2).unwrap();
     e.set_pending(last, Phase::Map, 2).unwrap();
     assert_eq!(e.am_admissions(7), &[low]);
+}
+
+#[test]
+fn the_starting_bound_is_per_live_node() {
+    // One AM starting per node: two nodes let two start; when one node is lost, one.
+    let mut e = fifo(gate_starting(0.9, 1, 1));
+    e.add_node("n0", "/r", 8, 0);
+    let n1 = e.add_node("n1", "/r", 8, 0);
+    let jobs: Vec<JobId> = (0..4).map(|i| submit(&mut e, 2, 0, i)).collect();
+    e.tick(3);
+    assert_eq!(e.am_admissions(3), &jobs[..2], "two live nodes: two AMs starting");
+    e.am_started(jobs[0], 1, 4).unwrap();
+    e.am_started(jobs[1], 1, 4).unwrap();
+    e.set_pending(jobs[0], Phase::Map, 2).unwrap();
+    e.set_pending(jobs[1], Phase::Map, 2).unwrap();
+    e.remove_node(n1, 5).unwrap();
+    assert_eq!(e.am_admissions(6), &jobs[2..3], "one live node: one AM starting");
+    assert_eq!(wait_reasons(&e)[1], (jobs[3], AmWaitReason::StartingFull));
 }
 
 #[test]

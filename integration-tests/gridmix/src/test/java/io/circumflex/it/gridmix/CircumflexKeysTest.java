@@ -12,16 +12,16 @@ public class CircumflexKeysTest {
 
   @Test
   public void keysKeepTheirOrderAndValues() {
-    Map<String, String> keys = GridmixEval.circumflexKeys("circumflex.am.max.starting=1, circumflex.am.max.share=0.4");
-    assertEquals("[circumflex.am.max.starting, circumflex.am.max.share]", keys.keySet().toString());
-    assertEquals("1", keys.get("circumflex.am.max.starting"));
+    Map<String, String> keys = GridmixEval.circumflexKeys("circumflex.am.max.starting.per.node=1, circumflex.am.max.share=0.4");
+    assertEquals("[circumflex.am.max.starting.per.node, circumflex.am.max.share]", keys.keySet().toString());
+    assertEquals("1", keys.get("circumflex.am.max.starting.per.node"));
     assertEquals("0.4", keys.get("circumflex.am.max.share"));
     assertTrue(GridmixEval.circumflexKeys("").isEmpty());
   }
 
   @Test
   public void malformedEntriesAreRefusedByName() {
-    for (String bad : new String[] {"circumflex.am.max.starting", "yarn.x=1", "circumflex.a="}) {
+    for (String bad : new String[] {"circumflex.am.max.starting.per.node", "yarn.x=1", "circumflex.a="}) {
       try {
         GridmixEval.circumflexKeys(bad);
         fail(bad + " was accepted");
