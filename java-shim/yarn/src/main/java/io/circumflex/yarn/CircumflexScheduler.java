@@ -566,7 +566,8 @@ public class CircumflexScheduler extends AbstractYarnScheduler<FifoAppAttempt, F
    * One heartbeat. Kept cheap because the RM's single event thread runs it for every node every
    * second: the work is proportional to what changes (containers completed, the few attempts waiting
    * for an AM, the engine's choices for this node), never to the number of applications. A full node
-   * does nothing beyond YARN's own container bookkeeping. Headroom is set in {@code allocate()}.
+   * does nothing beyond YARN's own container bookkeeping, except reserving for an AM the engine admitted.
+   * Headroom is set in {@code allocate()}.
    */
   @Override
   protected synchronized void nodeUpdate(RMNode rmNode) {
@@ -576,7 +577,10 @@ public class CircumflexScheduler extends AbstractYarnScheduler<FifoAppAttempt, F
         || rmContext.isWorkPreservingRecoveryEnabled() && !rmContext.isSchedulerReadyForAllocatingContainers()) {
       return;
     }
-    if (amPlacement.anyWaiting() && matcher.fits(node)) {
+    // A full node is still offered to the AMs the engine admits: one that fits nowhere reserves it, and
+    // the engine then preempts for it (docs/am-admission.md). Without the gate, as YARN's FIFO does, only
+    // a node with room is.
+    if (amPlacement.anyWaiting() && (matcher.fits(node) || bridge.gating())) {
       amPlacement.assign(node, System.currentTimeMillis());
     }
     bridge.syncChangedCapacities(nodeTracker::getNode);

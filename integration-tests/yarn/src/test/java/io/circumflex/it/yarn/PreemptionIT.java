@@ -95,6 +95,57 @@ public class PreemptionIT {
     }
   }
 
+  /**
+   * The AM side (docs/am-admission.md, "An admitted AM that fits nowhere is preempted for"): the long
+   * job's AM and six maps fill the node's 2 048 MB, so the short job's AM (512 MB) fits nowhere. The
+   * gate admits it, the shim reserves the node for it, and the engine takes two of the long job's
+   * youngest maps back for it. The short job then runs and ends before the long job, whose killed maps
+   * end KILLED and are re-run; both jobs succeed. Without preemption the short job's AM would wait for a
+   * long map to end (60 s), and the long job would end first. (No bound on the short job's own times:
+   * its AM's JVM start-up is what a loaded machine stretches, up to 48 s in one niced run.)
+   */
+  @Test
+  public void anAmThatFitsNowhereIsStartedByPreemptingTheLongJobsMaps() throws Exception {
+    Map<String, String> keys = new HashMap<>();
+    keys.put("circumflex.policy", "fair");
+    keys.put("circumflex.epoch.ms", "1000");
+    keys.put("circumflex.am.admission.enabled", "true");
+    keys.put("circumflex.preemption.enabled", "true");
+    keys.put("circumflex.preemption.delay.ms", "1000");
+    keys.put("circumflex.preemption.grace.ms", Long.toString(GRACE_MS));
+    keys.put("circumflex.preemption.max.fraction", "1");
+    try (MiniCircumflexCluster cluster = MiniCircumflexCluster.start("it-preempt-am", keys, 2)) {
+      int longMaps = MiniCircumflexCluster.TASK_SLOTS + MiniCircumflexCluster.AM_MB / MiniCircumflexCluster.SLOT_MB;
+      Job longJob = cluster.sleepJob(new JobSpec("long", longMaps, 0, LONG_MAP_MS),
+          Collections.singletonMap("circumflex.job.map.ms", "300000"));
+      longJob.submit();
+      long allRunning = awaitRunningMaps(longJob, longMaps, 180_000);
+      Job shortJob = cluster.sleepJob(new JobSpec("short", 1, 0, 1_000),
+          Collections.singletonMap("circumflex.job.map.ms", "1000"));
+      shortJob.submit();
+      assertTrue("the short job succeeds", shortJob.waitForCompletion(false));
+      long shortDone = shortJob.getFinishTime();
+      assertTrue("the long job succeeds", longJob.waitForCompletion(false));
+      System.out.printf("long maps all running at %d; short job started %d, first map %d, done %d; long done %d%n",
+          allRunning, shortJob.getStartTime(), firstStart(shortJob), shortDone, longJob.getFinishTime());
+
+      assertTrue("the short job (done at " + shortDone + ") finished before the long one (" + longJob.getFinishTime()
+          + "), whose maps were all running at " + allRunning, shortDone < longJob.getFinishTime());
+      Counters counters = longJob.getCounters();
+      assertTrue("long-job maps were preempted for the AM (KILLED)",
+          counters.findCounter(JobCounter.NUM_KILLED_MAPS).getValue() >= 1);
+      assertEquals("no long-job map attempt FAILED", 0, counters.findCounter(JobCounter.NUM_FAILED_MAPS).getValue());
+      for (TaskReport r : longJob.getTaskReports(TaskType.MAP)) {
+        assertEquals("long map " + r.getTaskId() + " completed", 1.0f, r.getProgress(), 0.0f);
+      }
+      String status = cluster.scheduler().statusJson();
+      assertTrue("the engine counted the preempted tasks: " + status, preempted(status) >= 1);
+      assertEquals("nothing is left asked back", 0, cluster.scheduler().preemptionsInFlight());
+      assertTrue("nothing waits for an AM at the end: " + status, status.contains("\"waiting\":[]"));
+      assertFalse("no fallback: " + cluster.scheduler().getFallbackCause(), cluster.scheduler().isFallbackActive());
+    }
+  }
+
   /** Waits until {@code job} has {@code maps} maps running; returns when (ms). */
   private static long awaitRunningMaps(Job job, int maps, long timeoutMs) throws Exception {
     long deadline = System.currentTimeMillis() + timeoutMs;
