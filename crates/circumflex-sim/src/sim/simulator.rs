@@ -1,8 +1,11 @@
 //! The event loop: arrivals, heartbeats, task completions and the epoch timer, driving one [`Engine`].
 //!
-//! Events are kept in a binary heap ordered by time; events at the same instant run in a fixed order of
-//! kinds: arrivals, task completions, the epoch timer, then heartbeats by node index; within a kind, in
-//! the order they were scheduled (a sequence number). The fixed order makes a slot freed at `t` visible to
+//! Events run in time order; events at the same instant run in a fixed order of kinds: arrivals, task
+//! completions, the epoch timer, then heartbeats by node index; within a kind, in the order they were
+//! scheduled (a sequence number). Three queues hold them and are merged in exactly that order: the
+//! arrivals (a sorted list), heartbeats (a heap of compact `(time, node, generation)` keys: most events
+//! of a large cluster are heartbeats, `docs/performance.md` §12) and everything else (a heap of
+//! [`Scheduled`] events). The fixed order makes a slot freed at `t` visible to
 //! a heartbeat at `t` however the two were scheduled, which is what lets dormant heartbeats be skipped
 //! without changing any outcome.
 //!
@@ -255,17 +258,30 @@ impl ArrivalQueue {
         ArrivalQueue { order, next: 0 }
     }
 
-    /// The next event of the run: the next arrival when it is due no later than the heap's first
-    /// event (arrivals come first at an instant), else the heap's first event.
+    /// The next event of the run, in the order one heap of every event would give: the next
+    /// arrival when it is due no later than the other queues' first events (arrivals come first at
+    /// an instant), else the event heap's first event when it is due no later than the first
+    /// heartbeat (its kinds come before heartbeats at an instant), else the first heartbeat.
     #[inline]
-    fn next_event(&mut self, queue: &mut BinaryHeap<Reverse<Scheduled>>) -> Option<(Time, Event)> {
+    fn next_event(
+        &mut self,
+        queue: &mut BinaryHeap<Reverse<Scheduled>>,
+        heartbeats: &mut BinaryHeap<Reverse<(Time, u32, u32)>>,
+    ) -> Option<(Time, Event)> {
+        let first = queue.peek().map(|Reverse(s)| s.time);
+        let beat = heartbeats.peek().map(|Reverse((t, _, _))| *t);
         if let Some(&(at, i)) = self.order.get(self.next) {
-            if queue.peek().map_or(true, |Reverse(first)| at <= first.time) {
+            if first.map_or(true, |t| at <= t) && beat.map_or(true, |t| at <= t) {
                 self.next += 1;
                 return Some((at, Event::Arrival(i)));
             }
         }
-        queue.pop().map(|Reverse(s)| (s.time, s.event))
+        match (first, beat) {
+            (Some(t), Some(b)) if b < t => {}
+            (Some(_), _) => return queue.pop().map(|Reverse(s)| (s.time, s.event)),
+            (None, _) => {}
+        }
+        heartbeats.pop().map(|Reverse((at, node, generation))| (at, Event::Heartbeat { node, generation }))
     }
 }
 
@@ -290,7 +306,12 @@ pub struct Simulation<'w> {
     workload: &'w Workload,
     engine: Engine,
     rng: SimRng,
+    /// Scheduled events other than arrivals and heartbeats.
     queue: BinaryHeap<Reverse<Scheduled>>,
+    /// Scheduled heartbeats, `(time, node, generation)`: ordered by time, then node, then generation,
+    /// which is their scheduling order (a node's generation only grows; at most one heartbeat per
+    /// node and generation is ever scheduled: `SimNode::scheduled`).
+    heartbeats: BinaryHeap<Reverse<(Time, u32, u32)>>,
     seq: u64,
     now: Time,
     nodes: Vec<SimNode>,
@@ -362,7 +383,8 @@ impl<'w> Simulation<'w> {
             workload,
             engine,
             rng,
-            queue: BinaryHeap::with_capacity(workload.jobs.len() + 1024),
+            queue: BinaryHeap::with_capacity(1024),
+            heartbeats: BinaryHeap::with_capacity(nodes.len() + 1),
             seq: 0,
             now: 0,
             nodes,
@@ -395,6 +417,7 @@ impl<'w> Simulation<'w> {
     }
 
     fn schedule(&mut self, time: Time, event: Event) {
+        debug_assert!(!matches!(event, Event::Arrival(_) | Event::Heartbeat { .. }), "queued apart");
         self.seq += 1;
         self.queue.push(Reverse(Scheduled { time, order: event.order(), seq: self.seq, event }));
     }
@@ -425,7 +448,7 @@ impl<'w> Simulation<'w> {
         }
         let total = self.workload.jobs.len() as u64;
         let mut done = 0u64;
-        while let Some((time, event)) = arrivals.next_event(&mut self.queue) {
+        while let Some((time, event)) = arrivals.next_event(&mut self.queue, &mut self.heartbeats) {
             self.now = time;
             self.events += 1;
             match event {
@@ -1006,7 +1029,7 @@ impl<'w> Simulation<'w> {
         let n = &mut self.nodes[ni];
         n.scheduled = true;
         let generation = n.generation;
-        self.schedule(at, Event::Heartbeat { node: ni as u32, generation });
+        self.heartbeats.push(Reverse((at, ni as u32, generation)));
     }
 
     /// Schedules a dormant node's next heartbeat on its periodic grid.
