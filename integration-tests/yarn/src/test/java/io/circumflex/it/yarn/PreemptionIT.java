@@ -34,14 +34,7 @@ public class PreemptionIT {
 
   @Test
   public void aStarvedShortJobTakesSlotsFromALongJobWhoseMapsEndKilledNotFailed() throws Exception {
-    Map<String, String> keys = new HashMap<>();
-    keys.put("circumflex.policy", "fair");
-    keys.put("circumflex.epoch.ms", "1000");
-    keys.put("circumflex.preemption.enabled", "true");
-    keys.put("circumflex.preemption.delay.ms", "1000");
-    keys.put("circumflex.preemption.grace.ms", Long.toString(GRACE_MS));
-    keys.put("circumflex.preemption.max.fraction", "1");
-    try (MiniCircumflexCluster cluster = MiniCircumflexCluster.start("it-preempt", keys, 2)) {
+    try (MiniCircumflexCluster cluster = MiniCircumflexCluster.start("it-preempt", preemptionKeys(), 2)) {
       // The submitter's estimate is what the engine weighs a kill against until a task finishes: a map
       // expected to run 5 minutes is worth taking back while it is young.
       Job longJob = cluster.sleepJob(new JobSpec("long", MiniCircumflexCluster.TASK_SLOTS, 0, LONG_MAP_MS),
@@ -106,14 +99,8 @@ public class PreemptionIT {
    */
   @Test
   public void anAmThatFitsNowhereIsStartedByPreemptingTheLongJobsMaps() throws Exception {
-    Map<String, String> keys = new HashMap<>();
-    keys.put("circumflex.policy", "fair");
-    keys.put("circumflex.epoch.ms", "1000");
+    Map<String, String> keys = preemptionKeys();
     keys.put("circumflex.am.admission.enabled", "true");
-    keys.put("circumflex.preemption.enabled", "true");
-    keys.put("circumflex.preemption.delay.ms", "1000");
-    keys.put("circumflex.preemption.grace.ms", Long.toString(GRACE_MS));
-    keys.put("circumflex.preemption.max.fraction", "1");
     try (MiniCircumflexCluster cluster = MiniCircumflexCluster.start("it-preempt-am", keys, 2)) {
       int longMaps = MiniCircumflexCluster.TASK_SLOTS + MiniCircumflexCluster.AM_MB / MiniCircumflexCluster.SLOT_MB;
       Job longJob = cluster.sleepJob(new JobSpec("long", longMaps, 0, LONG_MAP_MS),
@@ -144,6 +131,18 @@ public class PreemptionIT {
       assertTrue("nothing waits for an AM at the end: " + status, status.contains("\"waiting\":[]"));
       assertFalse("no fallback: " + cluster.scheduler().getFallbackCause(), cluster.scheduler().isFallbackActive());
     }
+  }
+
+  /** Fair targets, 1 s epochs, preemption after 1 s of starvation with a {@link #GRACE_MS} grace, no cap. */
+  private static Map<String, String> preemptionKeys() {
+    Map<String, String> keys = new HashMap<>();
+    keys.put("circumflex.policy", "fair");
+    keys.put("circumflex.epoch.ms", "1000");
+    keys.put("circumflex.preemption.enabled", "true");
+    keys.put("circumflex.preemption.delay.ms", "1000");
+    keys.put("circumflex.preemption.grace.ms", Long.toString(GRACE_MS));
+    keys.put("circumflex.preemption.max.fraction", "1");
+    return keys;
   }
 
   /** Waits until {@code job} has {@code maps} maps running; returns when (ms). */
