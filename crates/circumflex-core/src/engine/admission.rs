@@ -55,9 +55,9 @@
 //! the first-ranked jobs' AMs start quickly instead of all AMs slowly. Per node because the contention
 //! is a host's: a cluster-wide `k` would throttle job starts on a large cluster for a cost that each
 //! host bears alone. The engine does not choose the AM's node (the host places it), so the bound is the
-//! cluster-wide `k · n`, not a count per node; on one node, as on the mini cluster, the two are equal. It counts AMs, not slots, and a starting AM
-//! always leaves room for the next once it registers, so it cannot deadlock: registration needs only
-//! the AM's own container. What it buys is predicted by the simulator's start-up contention model
+//! cluster-wide `k · n`, not a count per node; on one node, as on the mini cluster, the two are equal.
+//! It counts AMs, not slots, and a starting AM always leaves room for the next once it registers, so it
+//! cannot deadlock: registration needs only the AM's own container. What it buys is predicted by the simulator's start-up contention model
 //! (`docs/simulator.md`, "Start-up contention").
 //!
 //! Off (the default), nothing here runs: no job is gated and the engine behaves exactly as without it.
@@ -364,11 +364,16 @@ impl Engine {
         out.sort_unstable_by_key(|w| (w.rank, w.job));
         let (capacity, mut held, _) = self.am_capacity();
         let limit = (self.config.am.max_share * f64::from(capacity)).floor() as u32;
-        let live_nodes = self.nodes.iter().filter(|n| n.alive).count() as u32;
-        let max_starting = self.config.am.max_starting_per_node.saturating_mul(live_nodes);
-        let bounded = self.config.am.max_starting_per_node > 0;
-        let mut starting =
-            if !bounded { 0 } else { self.admission.ams.values().filter(|am| am.starting()).count() as u32 };
+        let per_node = self.config.am.max_starting_per_node;
+        let bounded = per_node > 0;
+        // Counted only under a bound: the gate runs on every heartbeat batch while an AM waits.
+        let (max_starting, mut starting) = if bounded {
+            let live_nodes = self.nodes.iter().filter(|n| n.alive).count() as u32;
+            let starting = self.admission.ams.values().filter(|am| am.starting()).count() as u32;
+            (per_node.saturating_mul(live_nodes), starting)
+        } else {
+            (0, 0)
+        };
         let mut blocked = false;
         for w in out.iter_mut() {
             if w.reason == AmWaitReason::Admitted {
