@@ -5,10 +5,7 @@
 //! kill with [`Engine::task_preempted`].
 //!
 //! **When.** A job is *starved* in a pool when it is below its plan target there with runnable tasks
-//! waiting and the pool's free slots do not cover its deficit once better-ranked jobs below target have
-//! taken theirs (free slots go to jobs below target in plan order at the next heartbeats; a slot that
-//! is free for a moment between heartbeats, while a few short tasks churn beside long ones, does not
-//! end the wait of a job that needs many). Once it has been starved for `delay_ms`, the engine asks
+//! waiting while the pool has no free slot. Once it has been starved for `delay_ms`, the engine asks
 //! for slots back on its behalf, in plan order of the starved jobs, never more than `max_fraction` of
 //! the pool in flight at once (the CapacityScheduler's per-round cap).
 //!
@@ -22,9 +19,7 @@
 //! redo its age `a` plus `g` of work. Without the kill the beneficiary would take a slot of the pool
 //! that frees by itself, expected in `w`: the `k`-th smallest expected remaining time of the pool's
 //! running tasks, `k` being the starved slots of better-ranked jobs (they take the earlier ones: exact
-//! under [`crate::policy::AssignmentRule::RankedDeficit`], an estimate under the relative rule) plus
-//! the slots the beneficiary takes before this one (its fifth slot waits for the fifth free, not the
-//! first: a wide job beside a few short tasks is not served by their churn); so it
+//! under [`crate::policy::AssignmentRule::RankedDeficit`], an estimate under the relative rule); so it
 //! starts `min(r, w) − g` sooner; the victim, which keeps
 //! its other running tasks, finishes about `(a + g) / p` later (the redone work spread over its
 //! parallelism `p`, the fluid view FLEX plans in) while more of its tasks wait behind the running ones;
@@ -205,11 +200,10 @@ impl Engine {
         let inflight: u64 = self.preempt.inflight.iter().filter(|f| in_pool(f.phase)).map(|f| f.count as u64).sum();
         let cap = ((cfg.max_fraction * capacity as f64).floor() as u64).max(1);
         let mut budget = cap.saturating_sub(inflight);
-        // Free slots, then slots that free by themselves, go to jobs below target in plan order:
-        // `ahead` counts the deficits of better-ranked jobs, which take the `free` free slots and then
-        // the first `ahead − free` natural frees.
+        // Slots that free by themselves go to starved jobs in plan order: `ahead` counts the starved
+        // slots of better-ranked jobs, which take the first `ahead` natural frees.
         let mut frees: Option<Vec<Time>> = None;
-        let mut ahead = 0u64;
+        let mut ahead = 0usize;
         for rank in 0..self.plan.entries.len() {
             let job = self.plan.entries[rank].job;
             let Some(Slot { state, sched, .. }) = self.jobs.get(job) else { continue };
@@ -237,28 +231,22 @@ impl Engine {
                 deficit = deficit.saturating_add(am.saturating_sub(u32::try_from(freed).unwrap_or(u32::MAX)));
             }
             deficit = deficit.saturating_sub(coming);
-            // The pool's free slots go to the jobs below target in plan order at the next heartbeats:
-            // the job is starved for what they leave of its deficit (a free slot elsewhere, about to go
-            // to a better-ranked job or to this one, does not end its wait for the rest).
-            let free_for_it = free.saturating_sub(ahead);
-            let starving = u64::from(deficit).saturating_sub(free_for_it);
-            // Its first preempted slot would otherwise be this natural free (index into `frees`).
-            let queued = ahead.saturating_sub(free) as usize;
-            ahead += u64::from(deficit);
+            let starved = deficit > 0 && free == 0;
             let Some(s) = self.sched_mut(job) else { continue };
-            if starving == 0 {
+            if !starved {
                 s.starved_since[pool] = None;
                 continue;
             }
             let since = *s.starved_since[pool].get_or_insert(now);
+            let queued = ahead;
+            ahead += deficit as usize;
             if now - since < cfg.delay_ms || budget == 0 {
                 continue;
             }
-            let want = starving.min(budget) as u32;
+            let want = (deficit as u64).min(budget) as u32;
             let frees = frees.get_or_insert_with(|| self.natural_frees(pool, now));
-            // The beneficiary's `k`-th preempted slot is the `(queued + k)`-th natural free.
-            let waits = frees.get(queued..).unwrap_or(&[]);
-            let got = self.take_from_victims(job, rank, pool, want, waits, now);
+            let wait = frees.get(queued).copied().unwrap_or(Time::MAX);
+            let got = self.take_from_victims(job, rank, pool, want, wait, now);
             budget -= got as u64;
         }
     }
@@ -288,16 +276,15 @@ impl Engine {
     }
 
     /// Chooses up to `want` tasks in `pool` to take back for `beneficiary` (plan rank `rank`) from jobs
-    /// above their target, lowest-ranked first, when the beneficiary would otherwise wait `waits[k]` for
-    /// its `k`-th slot to free by itself (`Time::MAX` past the end); records the decisions. Returns how
-    /// many.
+    /// above their target, lowest-ranked first, when the beneficiary would otherwise wait `wait` for a
+    /// slot to free by itself; records the decisions. Returns how many.
     fn take_from_victims(
         &mut self,
         beneficiary: JobId,
         rank: usize,
         pool: usize,
         want: u32,
-        waits: &[Time],
+        wait: Time,
         now: Time,
     ) -> u32 {
         let cfg = self.config.preemption;
@@ -361,10 +348,6 @@ impl Engine {
                 // running ones: in its last wave every task is on its critical path (module docs).
                 let waiting = state.phase(*ph).pending;
                 let parallelism = Time::from(running.min(waiting.saturating_add(1)).max(1));
-                // This kill gives the beneficiary its `k`-th slot, which would otherwise be the `k`-th
-                // natural free after those of better-ranked starved jobs.
-                let k = (got + take.iter().sum::<u32>()) as usize;
-                let wait = waits.get(k).copied().unwrap_or(Time::MAX);
                 let gain = (*est - age).min(wait) - cfg.grace_ms;
                 let worth = match weights {
                     None => gain > 0 && gain.saturating_mul(parallelism) > age + cfg.grace_ms,
