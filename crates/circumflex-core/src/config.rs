@@ -39,7 +39,7 @@ pub const KEY_ACCELERATED_HOSTS: &str = "circumflex.adaptive.accelerated.hosts";
 /// for starved jobs below it (default false: behaviour exactly as without preemption).
 pub const KEY_PREEMPTION: &str = "circumflex.preemption.enabled";
 /// `circumflex.preemption.delay.ms`: how long a job must have been starved (below target, runnable
-/// work waiting, no free slot in its pool) before the engine preempts for it.
+/// work waiting, its pool's free slots not covering its deficit) before the engine preempts for it.
 pub const KEY_PREEMPTION_DELAY_MS: &str = "circumflex.preemption.delay.ms";
 /// `circumflex.preemption.grace.ms`: time between asking for a container back and killing it (the
 /// YARN shim's strict-preemption grace; the simulator's shared pool models it; MRv1 kills at once and

@@ -5,7 +5,10 @@
 //! kill with [`Engine::task_preempted`].
 //!
 //! **When.** A job is *starved* in a pool when it is below its plan target there with runnable tasks
-//! waiting while the pool has no free slot. Once it has been starved for `delay_ms`, the engine asks
+//! waiting and the pool's free slots do not cover its deficit once better-ranked jobs below target have
+//! taken theirs (free slots go to jobs below target in plan order at the next heartbeats; a slot that
+//! is free for a moment between heartbeats, while a few short tasks churn beside long ones, does not
+//! end the wait of a job that needs many). Once it has been starved for `delay_ms`, the engine asks
 //! for slots back on its behalf, in plan order of the starved jobs, never more than `max_fraction` of
 //! the pool in flight at once (the CapacityScheduler's per-round cap).
 //!
@@ -19,7 +22,9 @@
 //! redo its age `a` plus `g` of work. Without the kill the beneficiary would take a slot of the pool
 //! that frees by itself, expected in `w`: the `k`-th smallest expected remaining time of the pool's
 //! running tasks, `k` being the starved slots of better-ranked jobs (they take the earlier ones: exact
-//! under [`crate::policy::AssignmentRule::RankedDeficit`], an estimate under the relative rule); so it
+//! under [`crate::policy::AssignmentRule::RankedDeficit`], an estimate under the relative rule) plus
+//! the slots the beneficiary takes before this one (its fifth slot waits for the fifth free, not the
+//! first: a wide job beside a few short tasks is not served by their churn); so it
 //! starts `min(r, w) − g` sooner; the victim, which keeps
 //! its other running tasks, finishes about `(a + g) / p` later (the redone work spread over its
 //! parallelism `p`, the fluid view FLEX plans in) while more of its tasks wait behind the running ones;
@@ -200,10 +205,16 @@ impl Engine {
         let inflight: u64 = self.preempt.inflight.iter().filter(|f| in_pool(f.phase)).map(|f| f.count as u64).sum();
         let cap = ((cfg.max_fraction * capacity as f64).floor() as u64).max(1);
         let mut budget = cap.saturating_sub(inflight);
-        // Slots that free by themselves go to starved jobs in plan order: `ahead` counts the starved
-        // slots of better-ranked jobs, which take the first `ahead` natural frees.
+        // Free slots, then slots that free by themselves, go to jobs below target in plan order:
+        // `ahead` counts the deficits of better-ranked jobs, which take the `free` free slots and then
+        // the first `ahead − free` natural frees.
         let mut frees: Option<Vec<Time>> = None;
-        let mut ahead = 0usize;
+        let mut ahead = 0u64;
+        // Kills already in flight in this pool land anyway: they go to the starved jobs in plan order
+        // as they stand now (a job ranked above the one a kill was decided for takes it first), not to
+        // the job they were decided for. `claims`: (job, kills), in plan order.
+        let mut unclaimed = inflight;
+        let mut claims: Vec<(JobId, u32)> = Vec::new();
         for rank in 0..self.plan.entries.len() {
             let job = self.plan.entries[rank].job;
             let Some(Slot { state, sched, .. }) = self.jobs.get(job) else { continue };
@@ -212,13 +223,6 @@ impl Engine {
                 // A job whose tasks wait for its AM (`engine/admission.rs`) cannot use a slot yet.
                 .filter(|&&ph| state.runnable(ph) && !sched.am_gated)
                 .map(|&ph| sched.target[ph.idx()].saturating_sub(state.phase(ph).running).min(state.phase(ph).pending))
-                .sum();
-            let coming: u32 = self
-                .preempt
-                .inflight
-                .iter()
-                .filter(|f| f.beneficiary == job && in_pool(f.phase))
-                .map(|f| f.count)
                 .sum();
             // An admitted AM the host has not placed (no node had room: the YARN shim reserves a node
             // for it, which takes the room out of the pool's task capacity) is starved for its slots
@@ -230,25 +234,69 @@ impl Engine {
                 let freed = self.preempt.earmarks.iter().filter(|m| m.job == job && m.pool == pool).count();
                 deficit = deficit.saturating_add(am.saturating_sub(u32::try_from(freed).unwrap_or(u32::MAX)));
             }
-            deficit = deficit.saturating_sub(coming);
-            let starved = deficit > 0 && free == 0;
+            // The pool's free slots go to the jobs below target in plan order at the next heartbeats:
+            // the job is starved for what they leave of its deficit (a free slot elsewhere, about to go
+            // to a better-ranked job or to this one, does not end its wait for the rest), less the kills
+            // in flight it claims.
+            let free_for_it = free.saturating_sub(ahead);
+            let rest = u64::from(deficit).saturating_sub(free_for_it);
+            let claimed = rest.min(unclaimed);
+            if claimed > 0 {
+                unclaimed -= claimed;
+                claims.push((job, claimed as u32));
+            }
+            let starving = rest - claimed;
+            // Its first preempted slot would otherwise be this natural free (index into `frees`).
+            let queued = ahead.saturating_sub(free) as usize;
+            ahead += u64::from(deficit) - claimed;
             let Some(s) = self.sched_mut(job) else { continue };
-            if !starved {
+            if starving == 0 {
                 s.starved_since[pool] = None;
                 continue;
             }
             let since = *s.starved_since[pool].get_or_insert(now);
-            let queued = ahead;
-            ahead += deficit as usize;
             if now - since < cfg.delay_ms || budget == 0 {
                 continue;
             }
-            let want = (deficit as u64).min(budget) as u32;
+            let want = starving.min(budget) as u32;
             let frees = frees.get_or_insert_with(|| self.natural_frees(pool, now));
-            let wait = frees.get(queued).copied().unwrap_or(Time::MAX);
-            let got = self.take_from_victims(job, rank, pool, want, wait, now);
+            // The beneficiary's `k`-th preempted slot is the `(queued + k)`-th natural free.
+            let waits = frees.get(queued..).unwrap_or(&[]);
+            let got = self.take_from_victims(job, rank, pool, want, waits, now);
             budget -= got as u64;
         }
+        if !claims.is_empty() {
+            self.hand_over_inflight(pool, &claims);
+        }
+    }
+
+    /// Re-points the kills in flight in `pool` (those that land soonest first) to the jobs of `claims`
+    /// (plan order); kills nobody claims keep their beneficiary.
+    fn hand_over_inflight(&mut self, pool: usize, claims: &[(JobId, u32)]) {
+        let phases = self.pool_phases(pool);
+        let (mut mine, mut others): (Vec<InFlight>, Vec<InFlight>) =
+            self.preempt.inflight.drain(..).partition(|f| phases.contains(&f.phase));
+        mine.sort_by_key(|f| f.expires);
+        let mut out = Vec::with_capacity(mine.len() + claims.len());
+        let mut claims = claims.iter().copied();
+        let mut claim = claims.next();
+        for mut f in mine {
+            while f.count > 0 {
+                let Some((job, left)) = claim.as_mut() else { break };
+                let n = f.count.min(*left);
+                out.push(InFlight { beneficiary: *job, count: n, ..f });
+                f.count -= n;
+                *left -= n;
+                if *left == 0 {
+                    claim = claims.next();
+                }
+            }
+            if f.count > 0 {
+                out.push(f);
+            }
+        }
+        others.append(&mut out);
+        self.preempt.inflight = others;
     }
 
     /// When the running tasks of `pool` are expected to free their slots by themselves, soonest first:
@@ -276,15 +324,16 @@ impl Engine {
     }
 
     /// Chooses up to `want` tasks in `pool` to take back for `beneficiary` (plan rank `rank`) from jobs
-    /// above their target, lowest-ranked first, when the beneficiary would otherwise wait `wait` for a
-    /// slot to free by itself; records the decisions. Returns how many.
+    /// above their target, lowest-ranked first, when the beneficiary would otherwise wait `waits[k]` for
+    /// its `k`-th slot to free by itself (`Time::MAX` past the end); records the decisions. Returns how
+    /// many.
     fn take_from_victims(
         &mut self,
         beneficiary: JobId,
         rank: usize,
         pool: usize,
         want: u32,
-        wait: Time,
+        waits: &[Time],
         now: Time,
     ) -> u32 {
         let cfg = self.config.preemption;
@@ -348,6 +397,10 @@ impl Engine {
                 // running ones: in its last wave every task is on its critical path (module docs).
                 let waiting = state.phase(*ph).pending;
                 let parallelism = Time::from(running.min(waiting.saturating_add(1)).max(1));
+                // This kill gives the beneficiary its `k`-th slot, which would otherwise be the `k`-th
+                // natural free after those of better-ranked starved jobs.
+                let k = (got + take.iter().sum::<u32>()) as usize;
+                let wait = waits.get(k).copied().unwrap_or(Time::MAX);
                 let gain = (*est - age).min(wait) - cfg.grace_ms;
                 let worth = match weights {
                     None => gain > 0 && gain.saturating_mul(parallelism) > age + cfg.grace_ms,

@@ -199,3 +199,26 @@ fn a_kill_priced_in_stretch_takes_an_old_task_of_a_long_job_for_a_short_one() {
     let d = e.preemptions(480_000).to_vec();
     assert_eq!(d, vec![Preemption { victim: long, phase: Phase::Map, count: 2, beneficiary: short }]);
 }
+
+/// A free slot on another node covers one slot of the starved job's deficit, not all of it: the job is
+/// starved for the rest (before, any free slot in the pool reset its starvation, so a few short tasks
+/// churning beside a wide job's long ones kept a job of many tasks from ever being served).
+#[test]
+fn a_free_slot_elsewhere_covers_only_its_part_of_the_deficit() {
+    let mut e = engine(on(3_000, 1_000));
+    let n = e.add_node("n0", "/r0", 4, 0);
+    let _idle = e.add_node("n1", "/r0", 1, 0);
+    let (long, _) = e.submit(JobSpec::new(0, 40, 0).with_task_ms(600_000, 1), 0).unwrap();
+    e.tick(0);
+    e.node_update(n, [4, 0], 0).unwrap();
+    for _ in 0..4 {
+        e.task_started(long, Phase::Map, n, Locality::Node, 0).unwrap();
+    }
+    let (short, _) = e.submit(JobSpec::new(1_000, 4, 0).with_task_ms(5_000, 1), 1_000).unwrap();
+    e.tick(1_000);
+    let target = e.plan.entry(short).unwrap().target[Phase::Map.idx()];
+    assert!(target >= 2, "fair share of 5 slots between two jobs: {target}");
+    assert!(e.preemptions(1_000).is_empty());
+    let d = e.preemptions(4_000).to_vec();
+    assert_eq!(d, vec![Preemption { victim: long, phase: Phase::Map, count: target - 1, beneficiary: short }]);
+}
