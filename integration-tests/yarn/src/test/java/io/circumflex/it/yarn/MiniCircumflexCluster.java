@@ -91,6 +91,12 @@ public final class MiniCircumflexCluster implements AutoCloseable {
     if (nodeManagers > 1) {
       // Node-loss tests: a stopped NodeManager that did not unregister expires in seconds, not 10 min.
       conf.setInt(YarnConfiguration.RM_NM_EXPIRY_INTERVAL_MS, 6000);
+      // An AM that launches a container on a NodeManager just stopped retries the connection for 3 min
+      // by default (yarn.client.nodemanager-connect.max-wait-ms, NMProxy's retry policy) before the attempt
+      // fails and is re-run: the likely reason the node-loss test took 235 s in one CI run and 72 s in the
+      // next. 10 s is still many heartbeats, and the outcome (the attempt re-run elsewhere) is the same.
+      conf.setLong(YarnConfiguration.CLIENT_NM_CONNECT_MAX_WAIT_MS, 10_000);
+      conf.setLong(YarnConfiguration.CLIENT_NM_CONNECT_RETRY_INTERVAL_MS, 1_000);
     }
     return conf;
   }

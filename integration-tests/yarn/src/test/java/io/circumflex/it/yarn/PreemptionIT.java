@@ -14,6 +14,8 @@ import org.apache.hadoop.mapreduce.JobCounter;
 import org.apache.hadoop.mapreduce.TaskCompletionEvent;
 import org.apache.hadoop.mapreduce.TaskReport;
 import org.apache.hadoop.mapreduce.TaskType;
+import org.junit.AfterClass;
+import org.junit.BeforeClass;
 import org.junit.Test;
 
 /**
@@ -26,66 +28,83 @@ import org.junit.Test;
  * so they do not count toward {@code mapreduce.map.maxattempts}, which the sleep job sets to 2), and
  * both jobs succeed with every map done. With preemption off the existing tests show today's
  * behaviour, unchanged.
+ *
+ * <p>Both tests run on one cluster (started once: a mini cluster's start and stop cost half a minute
+ * of {@code make test}), with the AM gate on. Each test submits its own pair of jobs after the other's
+ * have ended, and reads the engine's counters as differences, so either order passes.
  */
 public class PreemptionIT {
   /** Map sleep of the long job, ms: far longer than the grace period plus a few heartbeats. */
   private static final long LONG_MAP_MS = 60_000;
   private static final long GRACE_MS = 3_000;
 
+  private static MiniCircumflexCluster cluster;
+
+  @BeforeClass
+  public static void startCluster() {
+    cluster = MiniCircumflexCluster.start("it-preempt", preemptionKeys(), 2);
+  }
+
+  @AfterClass
+  public static void stopCluster() {
+    if (cluster != null) {
+      cluster.close();
+    }
+  }
+
   @Test
   public void aStarvedShortJobTakesSlotsFromALongJobWhoseMapsEndKilledNotFailed() throws Exception {
-    try (MiniCircumflexCluster cluster = MiniCircumflexCluster.start("it-preempt", preemptionKeys(), 2)) {
-      // The submitter's estimate is what the engine weighs a kill against until a task finishes: a map
-      // expected to run 5 minutes is worth taking back while it is young.
-      Job longJob = cluster.sleepJob(new JobSpec("long", MiniCircumflexCluster.TASK_SLOTS, 0, LONG_MAP_MS),
-          Collections.singletonMap("circumflex.job.map.ms", "300000"));
-      longJob.submit();
-      long allRunning = awaitRunningMaps(longJob, MiniCircumflexCluster.TASK_SLOTS, 180_000);
-      Job shortJob = cluster.sleepJob(new JobSpec("short", 2, 0, 1_000),
-          Collections.singletonMap("circumflex.job.map.ms", "1000"));
-      long shortSubmit = System.currentTimeMillis();
-      shortJob.submit();
-      assertTrue("the short job succeeds", shortJob.waitForCompletion(false));
-      long shortFirstMap = firstStart(shortJob);
-      long shortDone = shortJob.getFinishTime();
-      assertTrue("the long job succeeds", longJob.waitForCompletion(false));
-      System.out.printf("long maps all running at %d; short submitted %d, first map %d, done %d; long done %d%n",
-          allRunning, shortSubmit, shortFirstMap, shortDone, longJob.getFinishTime());
+    long preemptedBefore = Math.max(0, preempted(cluster.scheduler().statusJson()));
+    // The submitter's estimate is what the engine weighs a kill against until a task finishes: a map
+    // expected to run 5 minutes is worth taking back while it is young.
+    Job longJob = cluster.sleepJob(new JobSpec("long", MiniCircumflexCluster.TASK_SLOTS, 0, LONG_MAP_MS),
+        Collections.singletonMap("circumflex.job.map.ms", "300000"));
+    longJob.submit();
+    long allRunning = awaitRunningMaps(longJob, MiniCircumflexCluster.TASK_SLOTS, 180_000);
+    Job shortJob = cluster.sleepJob(new JobSpec("short", 2, 0, 1_000),
+        Collections.singletonMap("circumflex.job.map.ms", "1000"));
+    long shortSubmit = System.currentTimeMillis();
+    shortJob.submit();
+    assertTrue("the short job succeeds", shortJob.waitForCompletion(false));
+    long shortFirstMap = firstStart(shortJob);
+    long shortDone = shortJob.getFinishTime();
+    assertTrue("the long job succeeds", longJob.waitForCompletion(false));
+    System.out.printf("long maps all running at %d; short submitted %d, first map %d, done %d; long done %d%n",
+        allRunning, shortSubmit, shortFirstMap, shortDone, longJob.getFinishTime());
 
-      // The short job got slots before any long map could have ended by itself (60 s after it started).
-      assertTrue("the short job's first map started at " + shortFirstMap + ", before the long maps (all running at "
-          + allRunning + ") could end by themselves", shortFirstMap < allRunning + LONG_MAP_MS - 5_000);
-      assertTrue("the short job finished before the long one", shortDone < longJob.getFinishTime());
+    // The short job got slots before any long map could have ended by itself (60 s after it started).
+    assertTrue("the short job's first map started at " + shortFirstMap + ", before the long maps (all running at "
+        + allRunning + ") could end by themselves", shortFirstMap < allRunning + LONG_MAP_MS - 5_000);
+    assertTrue("the short job finished before the long one", shortDone < longJob.getFinishTime());
 
-      // The preempted attempts ended KILLED, none FAILED; every map of both jobs succeeded.
-      int killed = 0;
-      for (TaskCompletionEvent e : longJob.getTaskCompletionEvents(0, 1000)) {
-        assertFalse("no long-job attempt FAILED: " + e, e.getStatus() == TaskCompletionEvent.Status.FAILED
-            || e.getStatus() == TaskCompletionEvent.Status.TIPFAILED);
-        if (e.getStatus() == TaskCompletionEvent.Status.KILLED) {
-          killed++;
-        }
+    // The preempted attempts ended KILLED, none FAILED; every map of both jobs succeeded.
+    int killed = 0;
+    for (TaskCompletionEvent e : longJob.getTaskCompletionEvents(0, 1000)) {
+      assertFalse("no long-job attempt FAILED: " + e, e.getStatus() == TaskCompletionEvent.Status.FAILED
+          || e.getStatus() == TaskCompletionEvent.Status.TIPFAILED);
+      if (e.getStatus() == TaskCompletionEvent.Status.KILLED) {
+        killed++;
       }
-      Counters counters = longJob.getCounters();
-      long killedMaps = counters.findCounter(JobCounter.NUM_KILLED_MAPS).getValue();
-      long failedMaps = counters.findCounter(JobCounter.NUM_FAILED_MAPS).getValue();
-      System.out.printf("long job: %d KILLED completion events, NUM_KILLED_MAPS=%d, NUM_FAILED_MAPS=%d%n", killed,
-          killedMaps, failedMaps);
-      assertTrue("some long-job maps were preempted (KILLED): " + killedMaps, killedMaps >= 1);
-      assertEquals("no long-job map attempt FAILED", 0, failedMaps);
-      for (Job job : new Job[] {longJob, shortJob}) {
-        for (TaskReport r : job.getTaskReports(TaskType.MAP)) {
-          assertEquals(job.getJobName() + " map " + r.getTaskId() + " completed", 1.0f, r.getProgress(), 0.0f);
-        }
-      }
-
-      // The engine heard kills, not failures, and shows them.
-      String status = cluster.scheduler().statusJson();
-      assertTrue("the engine counted the preempted tasks: " + status, preempted(status) >= 1);
-      assertTrue("the status lists the recent kills: " + status, status.contains("\"recent\":[{"));
-      assertEquals("nothing is left asked back", 0, cluster.scheduler().preemptionsInFlight());
-      assertFalse("no fallback: " + cluster.scheduler().getFallbackCause(), cluster.scheduler().isFallbackActive());
     }
+    Counters counters = longJob.getCounters();
+    long killedMaps = counters.findCounter(JobCounter.NUM_KILLED_MAPS).getValue();
+    long failedMaps = counters.findCounter(JobCounter.NUM_FAILED_MAPS).getValue();
+    System.out.printf("long job: %d KILLED completion events, NUM_KILLED_MAPS=%d, NUM_FAILED_MAPS=%d%n", killed,
+        killedMaps, failedMaps);
+    assertTrue("some long-job maps were preempted (KILLED): " + killedMaps, killedMaps >= 1);
+    assertEquals("no long-job map attempt FAILED", 0, failedMaps);
+    for (Job job : new Job[] {longJob, shortJob}) {
+      for (TaskReport r : job.getTaskReports(TaskType.MAP)) {
+        assertEquals(job.getJobName() + " map " + r.getTaskId() + " completed", 1.0f, r.getProgress(), 0.0f);
+      }
+    }
+
+    // The engine heard kills, not failures, and shows them.
+    String status = cluster.scheduler().statusJson();
+    assertTrue("the engine counted the preempted tasks: " + status, preempted(status) > preemptedBefore);
+    assertTrue("the status lists the recent kills: " + status, status.contains("\"recent\":[{"));
+    assertEquals("nothing is left asked back", 0, cluster.scheduler().preemptionsInFlight());
+    assertFalse("no fallback: " + cluster.scheduler().getFallbackCause(), cluster.scheduler().isFallbackActive());
   }
 
   /**
@@ -99,43 +118,44 @@ public class PreemptionIT {
    */
   @Test
   public void anAmThatFitsNowhereIsStartedByPreemptingTheLongJobsMaps() throws Exception {
-    Map<String, String> keys = preemptionKeys();
-    keys.put("circumflex.am.admission.enabled", "true");
-    try (MiniCircumflexCluster cluster = MiniCircumflexCluster.start("it-preempt-am", keys, 2)) {
-      int longMaps = MiniCircumflexCluster.TASK_SLOTS + MiniCircumflexCluster.AM_MB / MiniCircumflexCluster.SLOT_MB;
-      Job longJob = cluster.sleepJob(new JobSpec("long", longMaps, 0, LONG_MAP_MS),
-          Collections.singletonMap("circumflex.job.map.ms", "300000"));
-      longJob.submit();
-      long allRunning = awaitRunningMaps(longJob, longMaps, 180_000);
-      Job shortJob = cluster.sleepJob(new JobSpec("short", 1, 0, 1_000),
-          Collections.singletonMap("circumflex.job.map.ms", "1000"));
-      shortJob.submit();
-      assertTrue("the short job succeeds", shortJob.waitForCompletion(false));
-      long shortDone = shortJob.getFinishTime();
-      assertTrue("the long job succeeds", longJob.waitForCompletion(false));
-      System.out.printf("long maps all running at %d; short job started %d, first map %d, done %d; long done %d%n",
-          allRunning, shortJob.getStartTime(), firstStart(shortJob), shortDone, longJob.getFinishTime());
+    long preemptedBefore = Math.max(0, preempted(cluster.scheduler().statusJson()));
+    int longMaps = MiniCircumflexCluster.TASK_SLOTS + MiniCircumflexCluster.AM_MB / MiniCircumflexCluster.SLOT_MB;
+    Job longJob = cluster.sleepJob(new JobSpec("long", longMaps, 0, LONG_MAP_MS),
+        Collections.singletonMap("circumflex.job.map.ms", "300000"));
+    longJob.submit();
+    long allRunning = awaitRunningMaps(longJob, longMaps, 180_000);
+    Job shortJob = cluster.sleepJob(new JobSpec("short", 1, 0, 1_000),
+        Collections.singletonMap("circumflex.job.map.ms", "1000"));
+    shortJob.submit();
+    assertTrue("the short job succeeds", shortJob.waitForCompletion(false));
+    long shortDone = shortJob.getFinishTime();
+    assertTrue("the long job succeeds", longJob.waitForCompletion(false));
+    System.out.printf("long maps all running at %d; short job started %d, first map %d, done %d; long done %d%n",
+        allRunning, shortJob.getStartTime(), firstStart(shortJob), shortDone, longJob.getFinishTime());
 
-      assertTrue("the short job (done at " + shortDone + ") finished before the long one (" + longJob.getFinishTime()
-          + "), whose maps were all running at " + allRunning, shortDone < longJob.getFinishTime());
-      Counters counters = longJob.getCounters();
-      assertTrue("long-job maps were preempted for the AM (KILLED)",
-          counters.findCounter(JobCounter.NUM_KILLED_MAPS).getValue() >= 1);
-      assertEquals("no long-job map attempt FAILED", 0, counters.findCounter(JobCounter.NUM_FAILED_MAPS).getValue());
-      for (TaskReport r : longJob.getTaskReports(TaskType.MAP)) {
-        assertEquals("long map " + r.getTaskId() + " completed", 1.0f, r.getProgress(), 0.0f);
-      }
-      String status = cluster.scheduler().statusJson();
-      assertTrue("the engine counted the preempted tasks: " + status, preempted(status) >= 1);
-      assertEquals("nothing is left asked back", 0, cluster.scheduler().preemptionsInFlight());
-      assertTrue("nothing waits for an AM at the end: " + status, status.contains("\"waiting\":[]"));
-      assertFalse("no fallback: " + cluster.scheduler().getFallbackCause(), cluster.scheduler().isFallbackActive());
+    assertTrue("the short job (done at " + shortDone + ") finished before the long one (" + longJob.getFinishTime()
+        + "), whose maps were all running at " + allRunning, shortDone < longJob.getFinishTime());
+    Counters counters = longJob.getCounters();
+    assertTrue("long-job maps were preempted for the AM (KILLED)",
+        counters.findCounter(JobCounter.NUM_KILLED_MAPS).getValue() >= 1);
+    assertEquals("no long-job map attempt FAILED", 0, counters.findCounter(JobCounter.NUM_FAILED_MAPS).getValue());
+    for (TaskReport r : longJob.getTaskReports(TaskType.MAP)) {
+      assertEquals("long map " + r.getTaskId() + " completed", 1.0f, r.getProgress(), 0.0f);
     }
+    String status = cluster.scheduler().statusJson();
+    assertTrue("the engine counted the preempted tasks: " + status, preempted(status) > preemptedBefore);
+    assertEquals("nothing is left asked back", 0, cluster.scheduler().preemptionsInFlight());
+    assertTrue("nothing waits for an AM at the end: " + status, status.contains("\"waiting\":[]"));
+    assertFalse("no fallback: " + cluster.scheduler().getFallbackCause(), cluster.scheduler().isFallbackActive());
   }
 
-  /** Fair targets, 1 s epochs, preemption after 1 s of starvation with a {@link #GRACE_MS} grace, no cap. */
+  /**
+   * Fair targets, 1 s epochs, preemption after 1 s of starvation with a {@link #GRACE_MS} grace, no cap, and the
+   * engine's AM gate (the first test's short AM fits beside the long job; the second's fits nowhere).
+   */
   private static Map<String, String> preemptionKeys() {
     Map<String, String> keys = new HashMap<>();
+    keys.put("circumflex.am.admission.enabled", "true");
     keys.put("circumflex.policy", "fair");
     keys.put("circumflex.epoch.ms", "1000");
     keys.put("circumflex.preemption.enabled", "true");
