@@ -522,6 +522,7 @@ impl<'w> Simulation<'w> {
         let mut run = std::mem::take(&mut self.jobs[i]);
         run.launched = vec![false; maps];
         let mut chosen: Vec<u32> = Vec::with_capacity(r);
+        let mut racks: Vec<u32> = Vec::with_capacity(r);
         for task in 0..maps as u32 {
             chosen.clear();
             while chosen.len() < r {
@@ -534,10 +535,11 @@ impl<'w> Simulation<'w> {
                 run.by_node.entry(node).or_default().push(task);
             }
             // A task with several replicas on one rack is listed once for that rack.
-            let mut racks: Vec<u32> = chosen.iter().map(|&node| self.nodes[node as usize].rack).collect();
+            racks.clear();
+            racks.extend(chosen.iter().map(|&node| self.nodes[node as usize].rack));
             racks.sort_unstable();
             racks.dedup();
-            for rack in racks {
+            for &rack in &racks {
                 run.by_rack.entry(rack).or_default().push(task);
             }
         }

@@ -185,6 +185,15 @@ public final class ScanBench {
     return new double[] {mean, n < 2 ? Double.NaN : t95(n) * Math.sqrt(var / n)};
   }
 
+  /** {@code mean ± half-width}, or the mean alone with "no interval" while only one round is complete. */
+  static String withInterval(double[] meanAndHalfWidth, int decimals) {
+    String mean = String.format(Locale.ROOT, "%." + decimals + "f", meanAndHalfWidth[0]);
+    if (Double.isNaN(meanAndHalfWidth[1])) {
+      return mean + " (one round: no interval)";
+    }
+    return mean + String.format(Locale.ROOT, " ± %." + decimals + "f", meanAndHalfWidth[1]);
+  }
+
   private static double[] perRound(List<Row> rows, String setup, int rounds, boolean responseTime, boolean hdfs) {
     double[] v = new double[rounds];
     int[] count = new int[rounds];
@@ -278,8 +287,8 @@ public final class ScanBench {
       rt[s] = interval(perRound(rows, setups[s], rounds, true, false));
       double[] ds = interval(perRound(rows, setups[s], rounds, false, false));
       double[] hd = interval(perRound(rows, setups[s], rounds, false, true));
-      md.append(String.format(Locale.ROOT, "| %s | %.1f ± %.1f | %.0f ± %.0f | %.0f ± %.0f |%n", setups[s],
-          rt[s][0], rt[s][1], ds[0], ds[1], hd[0], hd[1]));
+      md.append(String.format(Locale.ROOT, "| %s | %s | %s | %s |%n", setups[s], withInterval(rt[s], 1),
+          withInterval(ds, 0), withInterval(hd, 0)));
     }
     // Rounds are paired (same arrivals in both set-ups): the per-round ratio's interval as well.
     double[] a = perRound(rows, setups[0], rounds, true, false);
@@ -290,8 +299,8 @@ public final class ScanBench {
     }
     double[] paired = interval(ratio);
     md.append(String.format(Locale.ROOT, "%nMean response time ratio CIRCUMFLEX+sharing / FLEX: **%.2f** (per-round"
-        + " ratios, paired by arrivals: %.2f ± %.2f; paper, simulated: 0.81 for negatively to 0.47 for positively"
-        + " correlated workloads).%n", rt[0][0] / rt[1][0], paired[0], paired[1]));
+        + " ratios, paired by arrivals: %s; paper, simulated: 0.81 for negatively to 0.47 for positively"
+        + " correlated workloads).%n", rt[0][0] / rt[1][0], withInterval(paired, 2)));
     try (PrintWriter w = new PrintWriter(new File(out, "summary.md"), StandardCharsets.UTF_8.name())) {
       w.print(md);
     }

@@ -13,7 +13,7 @@ import org.junit.Rule;
 import org.junit.Test;
 import org.junit.rules.TemporaryFolder;
 
-/** {@link ScanBench}'s {@code --resume}: which rounds of an earlier jobs.csv are kept. */
+/** {@link ScanBench}'s {@code --resume}: which rounds of an earlier jobs.csv are kept; how its summary states intervals. */
 public class ScanBenchResumeTest {
   @Rule public TemporaryFolder tmp = new TemporaryFolder();
 
@@ -59,5 +59,11 @@ public class ScanBenchResumeTest {
     } catch (IllegalArgumentException e) {
       assertTrue(e.getMessage(), e.getMessage().contains("line 2"));
     }
+  }
+
+  @Test
+  public void oneRoundIsReportedWithoutAnIntervalAndMoreWithOne() {
+    assertEquals("984.8 (one round: no interval)", ScanBench.withInterval(new double[] {984.81, Double.NaN}, 1));
+    assertEquals("0.91 ± 0.07", ScanBench.withInterval(new double[] {0.911, 0.0712}, 2));
   }
 }
