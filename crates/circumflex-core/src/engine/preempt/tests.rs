@@ -222,3 +222,20 @@ fn a_free_slot_elsewhere_covers_only_its_part_of_the_deficit() {
     let d = e.preemptions(4_000).to_vec();
     assert_eq!(d, vec![Preemption { victim: long, phase: Phase::Map, count: target - 1, beneficiary: short }]);
 }
+
+/// Kills in flight go to the starved jobs in plan order, soonest-landing first: a better-ranked job that
+/// starves after a kill was decided for another takes it; the total in flight never changes, and kills
+/// nobody claims keep their beneficiary.
+#[test]
+fn kills_in_flight_are_handed_to_the_claims_in_order_and_none_is_lost() {
+    let mut e = engine(on(3_000, 1_000));
+    let (victim, _) = e.submit(JobSpec::new(0, 8, 0).with_task_ms(600_000, 1), 0).unwrap();
+    let (first, _) = e.submit(JobSpec::new(0, 8, 0).with_task_ms(5_000, 1), 0).unwrap();
+    let (second, _) = e.submit(JobSpec::new(0, 8, 0).with_task_ms(5_000, 1), 0).unwrap();
+    let kill = |beneficiary, count, expires| InFlight { victim, phase: Phase::Map, beneficiary, count, expires };
+    e.preempt.inflight = vec![kill(second, 3, 9_000), kill(second, 1, 5_000)];
+    e.hand_over_inflight(0, &[(first, 2), (second, 1)]);
+    let got: Vec<(JobId, u32, Time)> = e.preempt.inflight.iter().map(|f| (f.beneficiary, f.count, f.expires)).collect();
+    assert_eq!(got, vec![(first, 1, 5_000), (first, 1, 9_000), (second, 1, 9_000), (second, 1, 9_000)]);
+    assert_eq!(e.preemptions_in_flight(), 4);
+}
