@@ -23,9 +23,15 @@ demo: setup
 test: setup rust-test results-check java-test
 
 ## Every crate's tests (crates/*); the test-panic policy is on for the FFI failure-path tests.
+## TEST_LIB builds exactly what `cargo test` builds (the same targets, so the same unified features), plus the
+## cdylib itself, which `cargo test` does not refresh: target/debug/libcircumflex.so, loaded by the C ABI test
+## and by every Java test. So the one debug build of the workspace serves the Rust tests, the C ABI test and
+## the Java tests (with debug assertions on: an overflow in the engine fails a Java test instead of wrapping).
+TEST_FEATURES := --features circumflex-policies/test-policies
+TEST_LIB := $(CARGO) build --workspace --lib --tests $(TEST_FEATURES)
 rust-test:
-	$(CARGO) build -p circumflex-ffi --lib
-	$(CARGO) test --workspace --features circumflex-policies/test-policies
+	$(TEST_LIB)
+	$(CARGO) test --workspace $(TEST_FEATURES)
 
 ## The native library the jars ship holds only what daemons run (issue 18): builds the shipped cdylib (native profile),
 ## fails if circumflex-ffi depends on rand*, clap or indicatif, then runs the nm check
@@ -38,8 +44,11 @@ native-check:
 	CIRCUMFLEX_NATIVE_LIB=$(abspath target/native/libcircumflex.so) \
 	  $(CARGO) test -p circumflex-ffi --test native_symbols -- --nocapture
 
+## The Java tests load the debug test library TEST_LIB builds (a no-op after rust-test); `gradle test` run alone
+## builds its own release one instead (build.gradle, cargoTestLib).
 java-test:
-	$(GRADLE) $(GRADLE_FLAGS) test
+	$(TEST_LIB)
+	$(GRADLE) $(GRADLE_FLAGS) test -PprebuiltTestLibDir=$(abspath target/debug)
 	@cat $$(find java-shim integration-tests -path '*/build/test-results/test/*.xml') | \
 	  grep -o '<testsuite [^>]*' | \
 	  awk -F'"' '{for (i = 1; i < NF; i++) { if ($$i ~ /tests=$$/) t += $$(i+1); if ($$i ~ /failures=$$/) f += $$(i+1); \
