@@ -7,6 +7,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.apache.hadoop.examples.SleepJob;
+import org.apache.hadoop.io.IntWritable;
+import org.apache.hadoop.io.NullWritable;
 import org.apache.hadoop.mapred.CircumflexTaskScheduler;
 import org.apache.hadoop.mapred.JobClient;
 import org.apache.hadoop.mapred.JobConf;
@@ -15,6 +17,8 @@ import org.apache.hadoop.mapred.JobInProgress;
 import org.apache.hadoop.mapred.JobStatus;
 import org.apache.hadoop.mapred.JobTracker;
 import org.apache.hadoop.mapred.MiniMRCluster;
+import org.apache.hadoop.mapred.OutputCollector;
+import org.apache.hadoop.mapred.Reporter;
 import org.apache.hadoop.mapred.RunningJob;
 import org.apache.hadoop.mapred.SchedulerAccess;
 import org.apache.hadoop.mapred.TaskReport;
@@ -118,6 +122,68 @@ public final class Mrv1Cluster implements Closeable {
       }
     }
     return new JobClient(jc).submitJob(jc);
+  }
+
+  /** Job key: the file whose existence releases the maps of a {@link #submitHeldSleep held sleep job}. */
+  public static final String RELEASE_KEY = "circumflex.it.release.file";
+
+  /**
+   * As {@link #submitSleep} with maps only, but each map holds its slot until the file {@code release}
+   * exists (the test creates it), or ends by itself {@code mapMs} after it started, whichever comes first.
+   */
+  public RunningJob submitHeldSleep(String name, int maps, long mapMs, Map<String, String> extra, File release)
+      throws IOException {
+    SleepJob sleep = new SleepJob();
+    sleep.setConf(jobConf());
+    JobConf jc = sleep.setupJobConf(maps, 0, mapMs, 1, 0, 1);
+    jc.setJobName(name);
+    jc.setMapperClass(HeldSleep.class);
+    jc.set(RELEASE_KEY, release.getAbsolutePath());
+    if (extra != null) {
+      for (Map.Entry<String, String> e : extra.entrySet()) {
+        jc.set(e.getKey(), e.getValue());
+      }
+    }
+    return new JobClient(jc).submitJob(jc);
+  }
+
+  /**
+   * The map of a held sleep job: sleeps until the {@link #RELEASE_KEY} file exists or the job's map sleep
+   * time has passed since the map started, reporting progress meanwhile (so the task never times out).
+   */
+  public static final class HeldSleep extends SleepJob {
+    private File release;
+    private long capMs;
+    private boolean held;
+
+    @Override
+    public void configure(JobConf job) {
+      super.configure(job);
+      release = new File(job.get(RELEASE_KEY));
+      capMs = job.getLong("sleep.job.map.sleep.time", 0);
+    }
+
+    @Override
+    public void map(IntWritable key, IntWritable value, OutputCollector<IntWritable, NullWritable> out,
+        Reporter reporter) throws IOException {
+      if (held) {
+        return;
+      }
+      held = true;
+      long until = System.currentTimeMillis() + capMs;
+      reporter.setStatus("held until " + release + " exists");
+      try {
+        long now = System.currentTimeMillis();
+        while (now < until && !release.exists()) {
+          Thread.sleep(Math.min(100, until - now));
+          now = System.currentTimeMillis();
+          reporter.progress();
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IOException("interrupted while held", e);
+      }
+    }
   }
 
   /**

@@ -3,6 +3,7 @@ package io.circumflex.it.mrv1;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 
+import java.io.File;
 import java.util.HashMap;
 import java.util.Map;
 import org.apache.hadoop.mapred.JobInProgress;
@@ -20,9 +21,18 @@ import org.junit.Test;
  * job gets map slots long before any long map could have ended by itself, the killed attempts end
  * KILLED (not FAILED: the job's failure count is untouched), and both jobs succeed with every map
  * done. With preemption off the existing tests show today's behaviour, unchanged.
+ *
+ * <p>The long maps are held ({@link Mrv1Cluster#submitHeldSleep}): each keeps its slot until the test
+ * releases it, which it does only once the short job has ended (or after {@link #LONG_MAP_MS} by itself,
+ * far beyond any wait of the test). So the short job can only have run on slots taken back by preemption,
+ * and the test does not wait out a long sleep afterwards (the maps used to sleep a fixed 60 s, re-runs
+ * included).
  */
 public class PreemptionIT {
-  private static final long LONG_MAP_MS = 60_000;
+  /** Most a held long map runs before it ends by itself, ms: far beyond {@link #WAIT_MS}. */
+  private static final long LONG_MAP_MS = 600_000;
+  /** Generous bound on each wait of the test. */
+  private static final long WAIT_MS = 240_000;
   /**
    * Most time from the short job's submission to its first map: the preemption delay (1 s), the grace
    * (10 s), two epochs and the tracker heartbeats that carry the kill out and the KILLED status back (the
@@ -50,23 +60,41 @@ public class PreemptionIT {
   @Test
   public void aStarvedShortJobTakesMapSlotsFromALongJobWhoseMapsEndKilledNotFailed() throws Exception {
     Mrv1Cluster cluster = CLUSTER.get();
+    File dir = new File(System.getProperty("circumflex.it.workdir", "build/it-work"), "it-preempt-release");
+    dir.mkdirs();
+    File release = new File(dir, "starved-short-job-" + System.nanoTime());
     // The submitter's estimate is what the engine weighs a kill against until a task finishes.
-    RunningJob longJob = cluster.submitSleep("long", 4, 0, LONG_MAP_MS, 0,
-        java.util.Collections.singletonMap("circumflex.job.map.ms", "300000"));
-    long allRunning = awaitRunningMaps(cluster, longJob, 4, 180_000);
-    RunningJob shortJob = cluster.submitSleep("short", 2, 0, 1_000, 0,
-        java.util.Collections.singletonMap("circumflex.job.map.ms", "1000"));
-    Mrv1Cluster.await(shortJob);
+    RunningJob longJob = cluster.submitHeldSleep("long", 4, LONG_MAP_MS,
+        java.util.Collections.singletonMap("circumflex.job.map.ms", "300000"), release);
+    long allRunning;
+    RunningJob shortJob;
+    long released;
+    try {
+      allRunning = awaitRunningMaps(cluster, longJob, 4, WAIT_MS);
+      shortJob = cluster.submitSleep("short", 2, 0, 1_000, 0,
+          java.util.Collections.singletonMap("circumflex.job.map.ms", "1000"));
+      await(shortJob, WAIT_MS);
+    } finally {
+      released = System.currentTimeMillis();
+      assertTrue("the release file " + release + " is created", release.createNewFile());
+    }
     assertTrue("the short job succeeds", shortJob.isSuccessful());
     Mrv1Cluster.JobTimes shortTimes = cluster.times(shortJob.getID());
-    Mrv1Cluster.await(longJob);
+    await(longJob, WAIT_MS);
     assertTrue("the long job succeeds", longJob.isSuccessful());
     Mrv1Cluster.JobTimes longTimes = cluster.times(longJob.getID());
-    System.out.println("long maps all running at " + allRunning + "; short " + shortTimes + "; long " + longTimes);
+    System.out.println("long maps all running at " + allRunning + "; short " + shortTimes + "; long maps released "
+        + released + "; long " + longTimes);
 
     assertTrue("the short job's first map started at " + shortTimes.firstMapStart + ", before the long maps (all "
         + "running at " + allRunning + ") could end by themselves",
         shortTimes.firstMapStart < allRunning + LONG_MAP_MS - 5_000);
+    // Every long map ended only once released, after the short job had ended: none ended by itself
+    // while the short job ran, so the short job's slots were taken back by preemption.
+    for (TaskReport r : cluster.jobTracker().getMapTaskReports(longJob.getID())) {
+      assertTrue("long map " + r.getTaskID() + " ended at " + r.getFinishTime() + ", not before the release at "
+          + released, r.getFinishTime() >= released);
+    }
     assertTrue("the short job finished before the long one", shortTimes.finish < longTimes.finish);
 
     int killed = 0;
@@ -106,6 +134,17 @@ public class PreemptionIT {
     assertTrue("the status lists the recent kills: " + status, status.contains("\"recent\":[{"));
     assertTrue("the engine stayed in charge: " + cluster.scheduler().getFallbackReason(),
         cluster.scheduler().isEngineActive());
+  }
+
+  /** Waits for {@code job} to complete, polling every 200 ms; fails after {@code timeoutMs}. */
+  private static void await(RunningJob job, long timeoutMs) throws Exception {
+    long deadline = System.currentTimeMillis() + timeoutMs;
+    while (!job.isComplete()) {
+      if (System.currentTimeMillis() > deadline) {
+        throw new AssertionError(job.getJobName() + " did not complete within " + timeoutMs + " ms");
+      }
+      Thread.sleep(200);
+    }
   }
 
   /** Waits until {@code job} has {@code maps} maps running; returns when (JobTracker clock, ms). */

@@ -20,9 +20,14 @@ import org.junit.Test;
  * The engine's AM gate ({@code circumflex.am.admission.enabled}, {@code engine/admission.rs}) on the YARN
  * mini cluster: the node has room for 2 AMs (512 MB each) plus 4 task slots (256 MB), 2 048 MB in all,
  * and six jobs arrive 0.2 s apart, so their AMs alone (3 072 MB) would more than fill it. With AMs held
- * to a quarter of the pool (2 of 8 slots: one 2-slot AM at a time) the gate starts them one by one in
- * plan order; it never deadlocks and every job succeeds. While jobs wait, the status shows each with why, and
- * the AMs never hold more than the share once more than one runs.
+ * to half of the pool (the default share; 4 of 8 slots: two 2-slot AMs at a time) the gate
+ * starts them two at a time in plan order; it never deadlocks and every job succeeds. While jobs wait,
+ * the status shows each with why, and the AMs never hold more than the share once more than one runs
+ * (three AMs at once would be over it).
+ *
+ * <p>(The share was a quarter, the gate's first default: one AM at a time, which ran the six jobs
+ * strictly one after the other, about 2 minutes of {@code make test}, and left the share check nothing
+ * to check, since one AM is always allowed. Tasks sleep 1 s: their length plays no part in what is shown.)
  */
 public class AmGateIT {
   private static final Pattern HELD = Pattern.compile("\"gate\":\\{\"capacity\":(\\d+),\"held\":(\\d+),\"limit\":(\\d+),\"running\":(\\d+)\\}");
@@ -34,7 +39,7 @@ public class AmGateIT {
     keys.put("circumflex.objective", "avg_response_time");
     keys.put("circumflex.epoch.ms", "1000");
     keys.put("circumflex.am.admission.enabled", "true");
-    keys.put("circumflex.am.max.share", "0.25");
+    keys.put("circumflex.am.max.share", "0.5");
     try (MiniCircumflexCluster cluster = MiniCircumflexCluster.start("it-amgate", keys, 2)) {
       AtomicBoolean done = new AtomicBoolean();
       AtomicInteger sawWaiting = new AtomicInteger();
@@ -70,7 +75,7 @@ public class AmGateIT {
       List<JobSpec> specs = new ArrayList<>();
       int[] maps = {4, 1, 3, 2, 1, 2};
       for (int i = 0; i < maps.length; i++) {
-        specs.add(new JobSpec("gate-" + i, maps[i], 1, 2_000));
+        specs.add(new JobSpec("gate-" + i, maps[i], 1, 1_000));
       }
       List<JobResult> results = cluster.run(specs, 200);
       done.set(true);

@@ -27,9 +27,11 @@ public final class MiniCircumflexCluster implements AutoCloseable {
   static final int TASK_SLOTS = 4;
 
   private final MiniMRYarnCluster cluster;
+  private final int nodeManagers;
 
-  private MiniCircumflexCluster(MiniMRYarnCluster cluster) {
+  private MiniCircumflexCluster(MiniMRYarnCluster cluster, int nodeManagers) {
     this.cluster = cluster;
+    this.nodeManagers = nodeManagers;
   }
 
   /**
@@ -48,7 +50,7 @@ public final class MiniCircumflexCluster implements AutoCloseable {
     MiniMRYarnCluster mr = new MiniMRYarnCluster(name, nodeManagers);
     mr.init(configuration(name, circumflexKeys, jobs, nodeManagers));
     mr.start();
-    return new MiniCircumflexCluster(mr);
+    return new MiniCircumflexCluster(mr, nodeManagers);
   }
 
   /**
@@ -74,6 +76,9 @@ public final class MiniCircumflexCluster implements AutoCloseable {
     conf.setInt("yarn.app.mapreduce.am.resource.mb", AM_MB);
     conf.set("yarn.app.mapreduce.am.command-opts", "-Xmx320m -XX:TieredStopAtLevel=1 -Xshare:auto");
     conf.setInt("yarn.app.mapreduce.am.scheduler.heartbeat.interval-ms", 200);
+    // Job.waitForCompletion(false) polls the job's state every 5 s by default: up to 5 s of idle waiting
+    // per waited job, which adds up over the tests' sequential waits. A status call every 200 ms is cheap.
+    conf.setInt("mapreduce.client.completion.pollinterval", 200);
     conf.setInt("mapreduce.map.memory.mb", SLOT_MB);
     conf.setInt("mapreduce.reduce.memory.mb", SLOT_MB);
     conf.set("mapreduce.map.java.opts", "-Xmx160m -XX:TieredStopAtLevel=1 -XX:+UseSerialGC");
@@ -104,6 +109,19 @@ public final class MiniCircumflexCluster implements AutoCloseable {
   /** The underlying mini cluster (NodeManagers, ResourceManager, configuration). */
   MiniMRYarnCluster yarn() {
     return cluster;
+  }
+
+  /**
+   * Applies {@code circumflexKeys} to the running scheduler as {@code yarn rmadmin -refreshQueues} would
+   * (the ResourceManager's configuration with these keys set); fails if the scheduler refuses them.
+   */
+  void reconfigure(Map<String, String> circumflexKeys) throws java.io.IOException {
+    org.apache.hadoop.yarn.server.resourcemanager.ResourceManager rm = cluster.getResourceManager();
+    Configuration refreshed = new Configuration(rm.getConfig());
+    for (Map.Entry<String, String> e : circumflexKeys.entrySet()) {
+      refreshed.set(e.getKey(), e.getValue());
+    }
+    rm.getResourceScheduler().reinitialize(refreshed, rm.getRMContext());
   }
 
   /** The scheduler inside the cluster's ResourceManager. */
@@ -168,6 +186,90 @@ public final class MiniCircumflexCluster implements AutoCloseable {
     job.setJobName(spec.name);
     job.setMaxMapAttempts(2);
     return job;
+  }
+
+  /** Job key: the file whose existence releases the maps of a {@link #heldSleepJob held sleep job}. */
+  static final String RELEASE_KEY = "circumflex.it.release.file";
+
+  /**
+   * As {@link #sleepJob}, but each map holds its slot until the file {@code release} exists (the test
+   * creates it), or ends by itself {@code spec.taskMs} after it started, whichever comes first. A test
+   * that needs a map that "cannot end by itself before X" gets one for any X the test controls, and need
+   * not wait out a long sleep once its proof is made.
+   */
+  Job heldSleepJob(JobSpec spec, Map<String, String> jobKeys, File release) throws Exception {
+    Job job = sleepJob(spec, jobKeys);
+    job.getConfiguration().set(RELEASE_KEY, release.getAbsolutePath());
+    job.setMapperClass(HeldMapper.class);
+    return job;
+  }
+
+  /**
+   * The map of a held sleep job: sleeps until the {@link #RELEASE_KEY} file exists or the job's map
+   * sleep time has passed since the map started, reporting progress meanwhile (so the task never times out).
+   */
+  public static final class HeldMapper
+      extends org.apache.hadoop.mapreduce.Mapper<org.apache.hadoop.io.IntWritable, org.apache.hadoop.io.IntWritable,
+          org.apache.hadoop.io.IntWritable, org.apache.hadoop.io.NullWritable> {
+    private boolean held;
+
+    @Override
+    protected void map(org.apache.hadoop.io.IntWritable key, org.apache.hadoop.io.IntWritable value, Context context)
+        throws java.io.IOException, InterruptedException {
+      if (held) {
+        return;
+      }
+      held = true;
+      File release = new File(context.getConfiguration().get(RELEASE_KEY));
+      long until = System.currentTimeMillis() + context.getConfiguration().getLong(SleepJob.MAP_SLEEP_TIME, 0);
+      context.setStatus("held until " + release + " exists");
+      long now = System.currentTimeMillis();
+      while (now < until && !release.exists()) {
+        Thread.sleep(Math.min(100, until - now));
+        context.progress();
+        now = System.currentTimeMillis();
+      }
+    }
+  }
+
+  /**
+   * Waits until no container is allocated on any node (every AM of an earlier test has exited: an MR AM
+   * lingers about 5 s after its job ends), so a test on a shared cluster starts on an empty one.
+   */
+  void awaitIdle(long timeoutMs) throws InterruptedException {
+    long deadline = System.currentTimeMillis() + timeoutMs;
+    while (true) {
+      long allocatedMb = 0;
+      for (int i = 0; i < nodeManagers; i++) {
+        org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerNode node =
+            scheduler().getSchedulerNode(cluster.getNodeManager(i).getNMContext().getNodeId());
+        if (node != null) {
+          allocatedMb += node.getAllocatedResource().getMemorySize();
+        }
+      }
+      if (allocatedMb == 0) {
+        return;
+      }
+      if (System.currentTimeMillis() > deadline) {
+        throw new AssertionError("the cluster still has " + allocatedMb + " MB allocated after " + timeoutMs + " ms");
+      }
+      Thread.sleep(200);
+    }
+  }
+
+  /**
+   * Waits for {@code job} to complete, polling every 200 ms; fails after {@code timeoutMs}. Returns
+   * whether it succeeded.
+   */
+  static boolean awaitCompletion(Job job, long timeoutMs) throws Exception {
+    long deadline = System.currentTimeMillis() + timeoutMs;
+    while (!job.isComplete()) {
+      if (System.currentTimeMillis() > deadline) {
+        throw new AssertionError(job.getJobName() + " did not complete within " + timeoutMs + " ms");
+      }
+      Thread.sleep(200);
+    }
+    return job.isSuccessful();
   }
 
   /**

@@ -6,19 +6,39 @@ import static org.junit.Assert.assertTrue;
 import io.circumflex.it.yarn.MiniCircumflexCluster.JobResult;
 import io.circumflex.it.yarn.MiniCircumflexCluster.JobSpec;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.junit.AfterClass;
+import org.junit.BeforeClass;
 import org.junit.Test;
 
 /**
  * Real MapReduce sleep jobs on a MiniMRYarnCluster scheduled by Circumflex: three identical jobs
  * submitted concurrently must all succeed; under fifo they finish in submission order, under fair
- * their task execution intervals overlap; with a native policy that panics, the ResourceManager
- * keeps running in FIFO fallback and the jobs still succeed.
+ * their task execution intervals overlap. (With a native policy that panics, the ResourceManager keeps
+ * running in FIFO fallback and the jobs still succeed: {@link YarnFallbackIT}.)
+ *
+ * <p>Both tests run on one cluster, started once (a mini cluster's start and stop cost tens of seconds of
+ * {@code make test}), with the same set-up they had each on their own: room for 3 AMs plus 4 task slots,
+ * 1 s epochs. Each test waits until the cluster is empty and then switches the scheduler to its policy
+ * as {@code yarn rmadmin -refreshQueues} would, so either order passes.
  */
 public class YarnSchedulingIT {
+  private static MiniCircumflexCluster cluster;
+
+  @BeforeClass
+  public static void startCluster() {
+    cluster = MiniCircumflexCluster.start("it-policies", policy("fifo"), 3);
+  }
+
+  @AfterClass
+  public static void stopCluster() {
+    if (cluster != null) {
+      cluster.close();
+    }
+  }
+
   /** Identical jobs: more maps than the 4 task slots, so the policy's order shows. */
   private static List<JobSpec> identicalJobs() {
     return identicalJobs(1500);
@@ -40,16 +60,18 @@ public class YarnSchedulingIT {
   }
 
   private static List<JobResult> runWorkload(String policy, List<JobSpec> jobs, long staggerMs) throws Exception {
-    try (MiniCircumflexCluster cluster = MiniCircumflexCluster.start("it-" + policy, policy(policy), 3)) {
-      List<JobResult> results = cluster.run(jobs, staggerMs);
-      for (JobResult r : results) {
-        System.out.println(policy + ": " + r);
-        assertTrue(policy + ": job must succeed: " + r, r.success);
-      }
-      assertFalse("no fallback under " + policy + ": " + cluster.scheduler().getFallbackCause(),
-          cluster.scheduler().isFallbackActive());
-      return results;
+    cluster.awaitIdle(120_000);
+    cluster.reconfigure(policy(policy));
+    String status = cluster.scheduler().statusJson();
+    assertTrue("the scheduler runs " + policy + ": " + status, status.contains("\"policy\":\"" + policy + "\""));
+    List<JobResult> results = cluster.run(jobs, staggerMs);
+    for (JobResult r : results) {
+      System.out.println(policy + ": " + r);
+      assertTrue(policy + ": job must succeed: " + r, r.success);
     }
+    assertFalse("no fallback under " + policy + ": " + cluster.scheduler().getFallbackCause(),
+        cluster.scheduler().isFallbackActive());
+    return results;
   }
 
   @Test
@@ -75,21 +97,6 @@ public class YarnSchedulingIT {
         assertTrue("fair: task intervals must overlap: " + a + " / " + b,
             a.firstTaskStartMs < b.lastTaskFinishMs && b.firstTaskStartMs < a.lastTaskFinishMs);
       }
-    }
-  }
-
-  @Test
-  public void nativePanicFallsBackToFifoAndJobsStillSucceed() throws Exception {
-    try (MiniCircumflexCluster cluster =
-        MiniCircumflexCluster.start("it-fallback", Collections.singletonMap("circumflex.policy", "test-panic"), 2)) {
-      List<JobResult> results = cluster.run(identicalJobs().subList(0, 2), 500);
-      for (JobResult r : results) {
-        assertTrue("job must succeed in fallback: " + r, r.success);
-      }
-      assertTrue("the fallback must be exposed", cluster.scheduler().isFallbackActive());
-      String cause = cluster.scheduler().getFallbackCause();
-      assertTrue(cause, cause.contains("deliberate panic"));
-      assertTrue("the FIFO fallback allocated the tasks", cluster.scheduler().getFallbackAllocations() > 0);
     }
   }
 }
