@@ -8,7 +8,7 @@ GRADLE_FLAGS ?= --console=plain
 CARGO ?= cargo
 APT := $(shell command -v sudo >/dev/null 2>&1 && [ "$$(id -u)" != 0 ] && echo sudo) apt-get
 
-.PHONY: demo test setup rust-test native-lib native-check java-test jar mrv1-replay ui-test sls jni-bench gridmix gridmix-loaded clean fuzz soak scan-bench
+.PHONY: demo test setup rust-test native-check java-test jar mrv1-replay ui-test sls jni-bench gridmix gridmix-loaded clean fuzz soak scan-bench
 
 ## The main job: Circumflex FLEX against Hadoop's FairScheduler (preemption on) and CapacityScheduler
 ## (default AM limit) on an embedded MiniMRYarnCluster, the Gridmix evaluation's six recorded sleep jobs
@@ -20,12 +20,7 @@ demo: setup
 ## Every test: Rust unit/property tests, the cbindgen header check, the C ABI test, Java unit tests,
 ## ResourceManager start-up tests and the MiniMRYarnCluster integration tests; MRv1: shim unit tests and
 ## the Hadoop 1.2.1 MiniMRCluster integration tests (docs/mrv1.md).
-## While results-check regenerates the results (mostly one thread), the shipped library builds beside it (the
-## native profile's whole-program LTO is mostly one thread too): on 2 cores the two overlap, and Gradle's
-## cargoRelease then finds the library built.
-test: setup rust-test
-	$(MAKE) --no-print-directory -j2 results-check native-lib
-	$(MAKE) --no-print-directory java-test
+test: setup rust-test results-check java-test
 
 ## Every crate's tests (crates/*); the test-panic policy is on for the FFI failure-path tests.
 ## TEST_LIB builds exactly what `cargo test` builds (the same targets, so the same unified features), plus the
@@ -37,11 +32,6 @@ TEST_LIB := $(CARGO) build --workspace --lib --tests $(TEST_FEATURES)
 rust-test:
 	$(TEST_LIB)
 	$(CARGO) test --workspace $(TEST_FEATURES)
-
-## The shipped library alone (what Gradle's cargoRelease builds), after the simulator's CLI so the two cargo
-## builds never wait on each other's lock inside `make test`.
-native-lib: cli
-	$(CARGO) build --profile native -p circumflex-ffi --lib
 
 ## The native library the jars ship holds only what daemons run (issue 18): builds the shipped cdylib (native profile),
 ## fails if circumflex-ffi depends on rand*, clap or indicatif, then runs the nm check
@@ -146,11 +136,9 @@ sweep quality: result-sweep
 # The folder names of RESULTS_CHECKED as they sit under results/ (flowflex-slack4 is flowflex/slack4, etc.).
 CHECK_DIRS = $(subst circumflex-sensitivity,circumflex/sensitivity,$(subst flowflex-slack4,flowflex/slack4,$(RESULTS_CHECKED)))
 RESULTS_SCRATCH ?= target/results-check
-## The inner make runs the folders one at a time (-j1, whatever make test's -j2) and takes the CLI as built (-o cli),
-## so it never waits for the cargo lock that native-lib's build holds beside it.
 results-check: cli
 	rm -rf $(RESULTS_SCRATCH) && mkdir -p $(RESULTS_SCRATCH)
-	$(MAKE) --no-print-directory -j1 -o cli RESULTS_DIR=$(RESULTS_SCRATCH) $(addprefix result-,$(RESULTS_CHECKED)) > $(RESULTS_SCRATCH)/log.txt 2>&1 \
+	$(MAKE) --no-print-directory RESULTS_DIR=$(RESULTS_SCRATCH) $(addprefix result-,$(RESULTS_CHECKED)) > $(RESULTS_SCRATCH)/log.txt 2>&1 \
 	  || { tail -20 $(RESULTS_SCRATCH)/log.txt; exit 1; }
 	$(CIRCUMFLEX) results-check --fresh $(RESULTS_SCRATCH) $(CHECK_DIRS)
 
