@@ -943,8 +943,15 @@ impl Engine {
         let accelerated = self.nodes[node.0 as usize].accelerated;
         let ranked = self.plan.rule == AssignmentRule::RankedDeficit;
         self.earmarked_choices(node, &mut budget, shared);
-        // Long-task reserve: how many more long tasks each slot pool may start (`u32::MAX`: no limit).
+        // Long-task reserve: how many more long tasks each slot pool may start (`u32::MAX`: no limit),
+        // less the long tasks the earmarks just offered.
         let mut long_room = [0, 1].map(|s| self.long_cap[s].saturating_sub(self.long_running[s]));
+        for c in &self.choices {
+            if self.sched(c.job).is_some_and(|s| s.long[c.phase.idx()]) {
+                let r = &mut long_room[self.slot_of(c.phase)];
+                *r = r.saturating_sub(c.count);
+            }
+        }
         if accelerated {
             self.accelerated_choices(&mut budget, shared, max_choices);
         }
@@ -1577,6 +1584,63 @@ mod tests {
         e.tick(700_000);
         e.task_finished(b, Phase::Map, n, 2_000, true, 700_000).unwrap();
         assert_eq!(launch_all(&mut e, n, [1, 0]), vec![(1, Phase::Map, 1)]);
+    }
+
+    /// Fixed (map, reduce) targets in submission order, ranked deficit, the long-task reserve.
+    struct FixedPairs(Vec<[u32; 2]>);
+
+    impl Policy for FixedPairs {
+        fn name(&self) -> &'static str {
+            "fixed-pairs"
+        }
+
+        fn plan(&mut self, snapshot: &Snapshot<'_>) -> Plan {
+            let entries = snapshot
+                .active_jobs()
+                .zip(&self.0)
+                .map(|(j, &target)| crate::policy::PlanEntry { job: j.id, target, predicted_completion_ms: None })
+                .collect();
+            Plan {
+                computed_at: snapshot.now,
+                entries,
+                rule: AssignmentRule::RankedDeficit,
+                long_task_reserve: true,
+                ..Plan::default()
+            }
+        }
+    }
+
+    #[test]
+    fn a_long_deficit_the_reserve_keeps_from_free_slots_is_starved_and_preempts() {
+        // Job 0 (rank 0): a 2 s map, then a reduce of 10 minutes, target 1 each. Job 1 (rank 1, target
+        // 0): 20 maps of 10 minutes on spare capacity, 9 of the 10 slots (the reserve keeps 1).
+        let mut cfg = EngineConfig {
+            pool_mode: PoolMode::Shared,
+            node_locality_delay: 0,
+            rack_locality_delay: 0,
+            ..EngineConfig::default()
+        };
+        cfg.preemption.enabled = true;
+        let mut e = Engine::with_policy(cfg, Box::new(FixedPairs(vec![[1, 1], [0, 0]])));
+        let n = e.add_node("h1", "/r1", 10, 0);
+        let mut first = JobSpec::new(0, 1, 1);
+        first.maps.task_ms = Some(2_000);
+        first.reduces.task_ms = Some(600_000);
+        let mut wide = JobSpec::new(0, 20, 0);
+        wide.maps.task_ms = Some(600_000);
+        let a = e.submit(first, 0).unwrap().0;
+        let b = e.submit(wide, 0).unwrap().0;
+        e.tick(0);
+        assert_eq!(launch_all(&mut e, n, [10, 0]), vec![(a.0, Phase::Map, 1), (b.0, Phase::Map, 9)]);
+        // Job 0's map ends: its long reduce may not take the free slot (long tasks hold 9 of 9), and
+        // that slot must not count as covering its deficit, or nothing would ever free one for it.
+        e.task_finished(a, Phase::Map, n, 2_000, true, 2_000).unwrap();
+        e.tick(2_000);
+        assert!(launch_all(&mut e, n, [1, 0]).is_empty());
+        assert!(e.preemptions(2_000).is_empty(), "starved since now; the delay runs");
+        let decided = e.preemptions(5_000).to_vec();
+        assert_eq!(decided.len(), 1);
+        assert_eq!((decided[0].victim, decided[0].beneficiary, decided[0].count), (b, a, 1));
     }
 
     #[test]
