@@ -793,7 +793,12 @@ impl Engine {
         self.long_running = held;
         self.long_cap = if on {
             let cluster = self.cluster();
-            let keep = |slots: u32| (f64::from(slots) * (1.0 - pre.max_fraction.clamp(0.0, 1.0))).floor() as u32;
+            // At least one slot stays open to long tasks: a pool that only long tasks can use never idles
+            // for good (a one-slot pool, or `max.fraction` = 1, would otherwise run none).
+            let keep = |slots: u32| {
+                let reserve = (f64::from(slots) * pre.max_fraction.clamp(0.0, 1.0)).floor() as u32;
+                slots.saturating_sub(reserve).max(1)
+            };
             if shared {
                 [keep(cluster.total_slots()), 0]
             } else {
