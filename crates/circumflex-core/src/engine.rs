@@ -1492,13 +1492,19 @@ mod tests {
         }
 
         fn plan(&mut self, snapshot: &Snapshot<'_>) -> Plan {
-            let entries = snapshot
-                .active_jobs()
-                .zip(&self.0)
-                .map(|(j, &t)| crate::policy::PlanEntry { job: j.id, target: [t, 0], predicted_completion_ms: None })
-                .collect();
-            Plan { computed_at: snapshot.now, entries, rule: self.1, ..Plan::default() }
+            let targets: Vec<[u32; 2]> = self.0.iter().map(|&t| [t, 0]).collect();
+            Plan { rule: self.1, ..fixed_plan(snapshot, &targets) }
         }
+    }
+
+    /// A plan of the active jobs in submission order with `targets` (map, reduce) in that order.
+    fn fixed_plan(snapshot: &Snapshot<'_>, targets: &[[u32; 2]]) -> Plan {
+        let entries = snapshot
+            .active_jobs()
+            .zip(targets)
+            .map(|(j, &target)| crate::policy::PlanEntry { job: j.id, target, predicted_completion_ms: None })
+            .collect();
+        Plan { computed_at: snapshot.now, entries, ..Plan::default() }
     }
 
     /// Job 0 (rank 0, target 4) runs 2 of its tasks, job 1 (rank 1, target 2) none; 2 slots free.
@@ -1600,18 +1606,7 @@ mod tests {
         }
 
         fn plan(&mut self, snapshot: &Snapshot<'_>) -> Plan {
-            let entries = snapshot
-                .active_jobs()
-                .zip(&self.0)
-                .map(|(j, &target)| crate::policy::PlanEntry { job: j.id, target, predicted_completion_ms: None })
-                .collect();
-            Plan {
-                computed_at: snapshot.now,
-                entries,
-                rule: AssignmentRule::RankedDeficit,
-                long_task_reserve: true,
-                ..Plan::default()
-            }
+            Plan { rule: AssignmentRule::RankedDeficit, long_task_reserve: true, ..fixed_plan(snapshot, &self.0) }
         }
     }
 
