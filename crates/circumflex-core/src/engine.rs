@@ -26,6 +26,10 @@
 //! A plan with [`AssignmentRule::RankedDeficit`] serves the jobs below target in plan order instead
 //! (the key is the rank alone): the top-ranked one takes every slot that frees until it reaches its
 //! target.
+//! **Long-task reserve** ([`Plan::long_task_reserve`], read only with preemption on): tasks of a phase
+//! whose estimate exceeds `delay.ms + grace.ms` may hold at most `1 − max.fraction` of each pool, in
+//! both passes, so jobs arriving behind long tasks find slots at the next heartbeats (`docs/preemption.md`).
+//! The counts are re-derived at each plan and kept by task events; a heartbeat compares two counters.
 //! A plan may replace that rule per job ([`Plan::locality_waits`], the Adaptive Scheduler's data
 //! affinity): such a job's map tasks each wait at most its own number of offers for a node-local
 //! slot, then take any; every launch starts the next task's count from zero.
@@ -182,6 +186,8 @@ struct Sched {
     index: [IndexSlot; 2],
     /// Listed in `Engine::changed` (its state changed since the last plan).
     changed: bool,
+    /// Per phase: its tasks count as long for the plan's long-task reserve (set at each plan).
+    long: [bool; 2],
 }
 
 impl Default for Sched {
@@ -197,6 +203,7 @@ impl Default for Sched {
             am_gated: false,
             index: [IndexSlot::default(); 2],
             changed: false,
+            long: [false, false],
         }
     }
 }
@@ -256,6 +263,10 @@ pub struct Engine {
     admission: admission::AdmissionState,
     /// Pass-1 bookkeeping of one heartbeat: (original under entry, tentative key now in the set).
     touched: Vec<(UnderEntry, Option<u32>)>,
+    /// The long-task reserve (`Plan::long_task_reserve`), per slot pool: how many slots long tasks
+    /// may hold, and how many they hold (recounted at each plan, kept up to date by task events).
+    long_cap: [u32; 2],
+    long_running: [u32; 2],
     stats: EngineStats,
 }
 
@@ -293,6 +304,8 @@ impl Engine {
             preempt: preempt::PreemptState::default(),
             admission: admission::AdmissionState::default(),
             touched: Vec::with_capacity(64),
+            long_cap: [u32::MAX; 2],
+            long_running: [0; 2],
             stats: EngineStats::default(),
         }
     }
@@ -543,6 +556,7 @@ impl Engine {
         let pool = usize::from(n.accelerated);
         let slot_entry = self.live_slot_mut(job)?;
         slot_entry.starts[phase.idx()].add(now);
+        let long = slot_entry.sched.long[phase.idx()];
         let j = &mut slot_entry.state;
         if phase == Phase::Map {
             j.map_pools.running[pool] += 1;
@@ -553,6 +567,9 @@ impl Engine {
         p.running_start_sum = p.running_start_sum.saturating_add(now);
         p.total = p.total.max(p.finished + p.running + p.pending);
         j.started_ms.get_or_insert(now);
+        if long {
+            self.long_running[slot] = self.long_running[slot].saturating_add(1);
+        }
         if phase == Phase::Map {
             let (node_delay, rack_delay) = (self.config.node_locality_delay, self.config.rack_locality_delay);
             if let Some(s) = self.sched_mut(job) {
@@ -589,6 +606,7 @@ impl Engine {
         let log_finishes = self.policy.needs_task_finish_times();
         let slot_entry = self.live_slot_mut(job)?;
         slot_entry.starts[phase.idx()].remove_near(now.saturating_sub(duration_ms.max(0)));
+        let long = slot_entry.sched.long[phase.idx()];
         let j = &mut slot_entry.state;
         if success && log_finishes {
             j.task_finish_ms[phase.idx()].push(now);
@@ -623,6 +641,9 @@ impl Engine {
         let done = j.phases.iter().all(|p| p.pending == 0 && p.running == 0 && p.finished >= p.total);
         if map_phase_done {
             self.dirty = true;
+        }
+        if long {
+            self.long_running[slot] = self.long_running[slot].saturating_sub(1);
         }
         if done {
             self.finish_job(job, now)?;
@@ -742,6 +763,50 @@ impl Engine {
         }
         self.planned_active.clone_from(&self.active);
         self.plan_done(now, started);
+    }
+
+    /// The long-task reserve (`Plan::long_task_reserve`, with preemption on), re-derived at each
+    /// plan: a phase's tasks are long when its estimate exceeds `delay.ms + grace.ms`, the time
+    /// preemption needs to hand a slot back; long tasks may hold at most `1 − max.fraction` of each
+    /// pool (the heartbeat path then only compares two counters). Off: no limit.
+    fn recount_long_tasks(&mut self) {
+        let pre = self.config.preemption;
+        let on = pre.enabled && self.plan.long_task_reserve;
+        if !on && self.long_cap == [u32::MAX; 2] {
+            // Off now and at the last plan: every flag is already clear.
+            return;
+        }
+        let threshold = pre.delay_ms.saturating_add(pre.grace_ms);
+        let mut held = [0u32; 2];
+        let shared = self.config.pool_mode == PoolMode::Shared;
+        for i in 0..self.active.len() {
+            let Some(Slot { state, sched, .. }) = self.jobs.get_mut(self.active[i]) else { continue };
+            for ph in Phase::ALL {
+                let long = on && state.task_ms_estimate(ph) > threshold;
+                sched.long[ph.idx()] = long;
+                if long {
+                    let s = if shared { 0 } else { ph.idx() };
+                    held[s] = held[s].saturating_add(state.phase(ph).running);
+                }
+            }
+        }
+        self.long_running = held;
+        self.long_cap = if on {
+            let cluster = self.cluster();
+            // At least one slot stays open to long tasks: a pool that only long tasks can use never idles
+            // for good (a one-slot pool, or `max.fraction` = 1, would otherwise run none).
+            let keep = |slots: u32| {
+                let reserve = (f64::from(slots) * pre.max_fraction.clamp(0.0, 1.0)).floor() as u32;
+                slots.saturating_sub(reserve).max(1)
+            };
+            if shared {
+                [keep(cluster.total_slots()), 0]
+            } else {
+                [keep(cluster.map_slots), keep(cluster.reduce_slots)]
+            }
+        } else {
+            [u32::MAX; 2]
+        };
     }
 
     /// The current plan.
@@ -883,6 +948,15 @@ impl Engine {
         let accelerated = self.nodes[node.0 as usize].accelerated;
         let ranked = self.plan.rule == AssignmentRule::RankedDeficit;
         self.earmarked_choices(node, &mut budget, shared);
+        // Long-task reserve: how many more long tasks each slot pool may start (`u32::MAX`: no limit),
+        // less the long tasks the earmarks just offered.
+        let mut long_room = [0, 1].map(|s| self.long_cap[s].saturating_sub(self.long_running[s]));
+        for c in &self.choices {
+            if self.sched(c.job).is_some_and(|s| s.long[c.phase.idx()]) {
+                let r = &mut long_room[self.slot_of(c.phase)];
+                *r = r.saturating_sub(c.count);
+            }
+        }
         if accelerated {
             self.accelerated_choices(&mut budget, shared, max_choices);
         }
@@ -909,20 +983,32 @@ impl Engine {
             }
             let locality = self.allowed_locality(job, phase);
             let Some(Slot { state: j, sched, .. }) = self.jobs.get(job) else { continue };
+            let long = sched.long[phase.idx()];
+            let room = if long { long_room[self.slot_of(phase)] } else { u32::MAX };
+            if room == 0 {
+                continue;
+            }
             let already =
                 self.choices.iter().filter(|c| c.job == job && c.phase == phase).map(|c| c.count).sum::<u32>();
             let running = j.phase(phase).running + already + 1;
             let target = sched.target[phase.idx()];
             let pending_left = j.phase(phase).pending.saturating_sub(already + 1);
-            if locality == Locality::Any {
+            let offered = if locality == Locality::Any {
                 self.push_choice(job, phase, locality);
+                1
             } else {
                 // A restricted offer takes as many tasks as are local here, up to the job's deficit:
                 // one per heartbeat would leave the rest of the node to lower-ranked jobs (or idle)
                 // whenever the job's tasks are local here (YARN asks without hosts always are).
                 let node_free = if shared { free[0] } else { free[phase.idx()] };
-                let deficit = target.saturating_sub(running - 1).min(pending_left + 1).min(node_free);
+                let deficit = target.saturating_sub(running - 1).min(pending_left + 1).min(node_free).min(room);
                 self.push_choice_n(job, phase, deficit.max(1), locality);
+                deficit.max(1)
+            };
+            if long {
+                // A restricted offer may start fewer than it offers: counting them all keeps within the cap.
+                let r = &mut long_room[self.slot_of(phase)];
+                *r = r.saturating_sub(offered);
             }
             if locality == Locality::Any {
                 Self::spend(&mut budget, shared, phase);
@@ -962,6 +1048,11 @@ impl Engine {
                 if pending <= already {
                     continue;
                 }
+                let long = self.sched(job).is_some_and(|s| s.long[phase.idx()]);
+                let room = long_room[self.slot_of(phase)];
+                if long && room == 0 {
+                    continue;
+                }
                 let locality = self.allowed_locality(job, phase);
                 if locality != Locality::Any && already > 0 {
                     // Already offered at restricted locality in pass 1: one skip per heartbeat.
@@ -969,6 +1060,10 @@ impl Engine {
                 }
                 // Restricted: as many as may be local here; the budget stays for the fallbacks.
                 let count = (pending - already).min(if locality == Locality::Any { budget[b] } else { free[b] });
+                let count = if long { count.min(room) } else { count };
+                if long {
+                    long_room[self.slot_of(phase)] = room - count;
+                }
                 self.push_choice_n(job, phase, count, locality);
                 if locality == Locality::Any {
                     for _ in 0..count {
@@ -1397,13 +1492,19 @@ mod tests {
         }
 
         fn plan(&mut self, snapshot: &Snapshot<'_>) -> Plan {
-            let entries = snapshot
-                .active_jobs()
-                .zip(&self.0)
-                .map(|(j, &t)| crate::policy::PlanEntry { job: j.id, target: [t, 0], predicted_completion_ms: None })
-                .collect();
-            Plan { computed_at: snapshot.now, entries, rule: self.1, ..Plan::default() }
+            let targets: Vec<[u32; 2]> = self.0.iter().map(|&t| [t, 0]).collect();
+            Plan { rule: self.1, ..fixed_plan(snapshot, &targets) }
         }
+    }
+
+    /// A plan of the active jobs in submission order with `targets` (map, reduce) in that order.
+    fn fixed_plan(snapshot: &Snapshot<'_>, targets: &[[u32; 2]]) -> Plan {
+        let entries = snapshot
+            .active_jobs()
+            .zip(targets)
+            .map(|(j, &target)| crate::policy::PlanEntry { job: j.id, target, predicted_completion_ms: None })
+            .collect();
+        Plan { computed_at: snapshot.now, entries, ..Plan::default() }
     }
 
     /// Job 0 (rank 0, target 4) runs 2 of its tasks, job 1 (rank 1, target 2) none; 2 slots free.
@@ -1438,6 +1539,108 @@ mod tests {
         e.tick(10_000);
         let n2 = e.add_node("h2", "/r1", 4, 0);
         assert_eq!(launch_all(&mut e, n2, [1, 0]), vec![(1, Phase::Map, 1)]);
+    }
+
+    /// [`FixedTargets`] whose plans ask for the long-task reserve.
+    struct Reserving(FixedTargets);
+
+    impl Policy for Reserving {
+        fn name(&self) -> &'static str {
+            "reserving"
+        }
+
+        fn plan(&mut self, snapshot: &Snapshot<'_>) -> Plan {
+            Plan { long_task_reserve: true, ..self.0.plan(snapshot) }
+        }
+    }
+
+    /// One shared node of 10 slots; job 0 (rank 0, target 10) has 20 maps of 10 minutes, job 1
+    /// (rank 1, target 0) 5 maps of 2 s.
+    fn long_and_short(preemption: bool) -> (Engine, NodeId, JobId, JobId) {
+        let mut cfg = EngineConfig {
+            pool_mode: PoolMode::Shared,
+            node_locality_delay: 0,
+            rack_locality_delay: 0,
+            ..EngineConfig::default()
+        };
+        cfg.preemption.enabled = preemption;
+        let policy = Reserving(FixedTargets(vec![10, 0], AssignmentRule::RankedDeficit));
+        let mut e = Engine::with_policy(cfg, Box::new(policy));
+        let n = e.add_node("h1", "/r1", 10, 0);
+        let mut long = JobSpec::new(0, 20, 0);
+        long.maps.task_ms = Some(600_000);
+        let mut short = JobSpec::new(0, 5, 0);
+        short.maps.task_ms = Some(2_000);
+        let a = e.submit(long, 0).unwrap().0;
+        let b = e.submit(short, 0).unwrap().0;
+        e.tick(0);
+        (e, n, a, b)
+    }
+
+    #[test]
+    fn long_tasks_leave_preemptions_share_of_the_pool_to_short_ones() {
+        // Off (preemption off: the plan's ask is not read): the top-ranked long job takes every slot.
+        let (mut e, n, _, _) = long_and_short(false);
+        assert_eq!(launch_all(&mut e, n, [10, 0]), vec![(0, Phase::Map, 10)]);
+        // On: tasks longer than delay + grace (18 s) hold at most 90% of the pool; the short job,
+        // ranked below, gets the rest as spare capacity.
+        let (mut e, n, a, b) = long_and_short(true);
+        assert_eq!(launch_all(&mut e, n, [10, 0]), vec![(0, Phase::Map, 9), (1, Phase::Map, 1)]);
+        // When a long task ends, its slot may go to another long task; the short job's stays short.
+        e.task_finished(a, Phase::Map, n, 600_000, true, 600_000).unwrap();
+        assert_eq!(launch_all(&mut e, n, [1, 0]), vec![(0, Phase::Map, 1)]);
+        e.task_finished(b, Phase::Map, n, 2_000, true, 600_000).unwrap();
+        assert_eq!(launch_all(&mut e, n, [1, 0]), vec![(1, Phase::Map, 1)]);
+        // A re-plan recounts the long tasks from the jobs' states: the same cap.
+        e.tick(700_000);
+        e.task_finished(b, Phase::Map, n, 2_000, true, 700_000).unwrap();
+        assert_eq!(launch_all(&mut e, n, [1, 0]), vec![(1, Phase::Map, 1)]);
+    }
+
+    /// Fixed (map, reduce) targets in submission order, ranked deficit, the long-task reserve.
+    struct FixedPairs(Vec<[u32; 2]>);
+
+    impl Policy for FixedPairs {
+        fn name(&self) -> &'static str {
+            "fixed-pairs"
+        }
+
+        fn plan(&mut self, snapshot: &Snapshot<'_>) -> Plan {
+            Plan { rule: AssignmentRule::RankedDeficit, long_task_reserve: true, ..fixed_plan(snapshot, &self.0) }
+        }
+    }
+
+    #[test]
+    fn a_long_deficit_the_reserve_keeps_from_free_slots_is_starved_and_preempts() {
+        // Job 0 (rank 0): a 2 s map, then a reduce of 10 minutes, target 1 each. Job 1 (rank 1, target
+        // 0): 20 maps of 10 minutes on spare capacity, 9 of the 10 slots (the reserve keeps 1).
+        let mut cfg = EngineConfig {
+            pool_mode: PoolMode::Shared,
+            node_locality_delay: 0,
+            rack_locality_delay: 0,
+            ..EngineConfig::default()
+        };
+        cfg.preemption.enabled = true;
+        let mut e = Engine::with_policy(cfg, Box::new(FixedPairs(vec![[1, 1], [0, 0]])));
+        let n = e.add_node("h1", "/r1", 10, 0);
+        let mut first = JobSpec::new(0, 1, 1);
+        first.maps.task_ms = Some(2_000);
+        first.reduces.task_ms = Some(600_000);
+        let mut wide = JobSpec::new(0, 20, 0);
+        wide.maps.task_ms = Some(600_000);
+        let a = e.submit(first, 0).unwrap().0;
+        let b = e.submit(wide, 0).unwrap().0;
+        e.tick(0);
+        assert_eq!(launch_all(&mut e, n, [10, 0]), vec![(a.0, Phase::Map, 1), (b.0, Phase::Map, 9)]);
+        // Job 0's map ends: its long reduce may not take the free slot (long tasks hold 9 of 9), and
+        // that slot must not count as covering its deficit, or nothing would ever free one for it.
+        e.task_finished(a, Phase::Map, n, 2_000, true, 2_000).unwrap();
+        e.tick(2_000);
+        assert!(launch_all(&mut e, n, [1, 0]).is_empty());
+        assert!(e.preemptions(2_000).is_empty(), "starved since now; the delay runs");
+        let decided = e.preemptions(5_000).to_vec();
+        assert_eq!(decided.len(), 1);
+        assert_eq!((decided[0].victim, decided[0].beneficiary, decided[0].count), (b, a, 1));
     }
 
     #[test]

@@ -394,6 +394,13 @@ pub struct Plan {
     /// How preemption prices a kill ([`KillPrice`]); only read with preemption on.
     #[serde(default, skip_serializing_if = "KillPrice::is_time")]
     pub kill_price: KillPrice,
+    /// Keep part of each pool out of reach of long tasks (only read with preemption on): tasks
+    /// expected to run longer than preemption takes to hand a slot back (`delay.ms + grace.ms`) may
+    /// hold at most `1 − max.fraction` of the pool, so that jobs arriving behind them find slots
+    /// at the next heartbeats instead of waiting for a kill (`engine.rs`, "Long-task reserve";
+    /// `docs/quality.md`, session 12). FLEX asks for it with preemption on.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub long_task_reserve: bool,
 }
 
 /// A flow as a flow-aware policy saw it when planning.

@@ -56,6 +56,7 @@ impl Engine {
 
     /// Book-keeping after a plan is applied: epoch, dirty flag and the plan's cost in the stats.
     pub(super) fn plan_done(&mut self, now: Time, started: Instant) {
+        self.recount_long_tasks();
         self.dirty = false;
         self.next_epoch = now.saturating_add(self.config.epoch_ms);
         let ns = started.elapsed().as_nanos() as u64;

@@ -12,6 +12,10 @@
 //! for slots back on its behalf, in plan order of the starved jobs, never more than `max_fraction` of
 //! the pool in flight at once (the CapacityScheduler's per-round cap).
 //!
+//! With the long-task reserve (`engine.rs`), free slots the reserve keeps from long tasks do not cover a
+//! long deficit, and a job the reserve keeps waiting may take lower-ranked jobs' long tasks even below
+//! their target (the reserve keeps them from reaching it).
+//!
 //! **From whom.** Only from jobs above their own target in that pool, lowest-ranked first, and never
 //! below their target (so two jobs never preempt each other back and forth: a victim stays at or
 //! above its target, a beneficiary at or below its own). Within a victim, youngest tasks first (the
@@ -210,6 +214,10 @@ impl Engine {
         // the first `ahead − free` natural frees.
         let mut frees: Option<Vec<Time>> = None;
         let mut ahead = 0u64;
+        // The long-task reserve (`engine.rs`): free slots beyond the room long tasks have left are not
+        // for long tasks, so they do not end a long deficit's wait (`u32::MAX`-sized when off).
+        let long_room = u64::from(self.long_cap[pool].saturating_sub(self.long_running[pool]));
+        let mut long_ahead = 0u64;
         // Kills already in flight in this pool land anyway: they go to the starved jobs in plan order
         // as they stand now (a job ranked above the one a kill was decided for takes it first), not to
         // the job they were decided for. `claims`: (job, kills), in plan order.
@@ -218,12 +226,16 @@ impl Engine {
         for rank in 0..self.plan.entries.len() {
             let job = self.plan.entries[rank].job;
             let Some(Slot { state, sched, .. }) = self.jobs.get(job) else { continue };
-            let mut deficit: u32 = phases
-                .iter()
+            let deficit_of = |ph: Phase| {
                 // A job whose tasks wait for its AM (`engine/admission.rs`) cannot use a slot yet.
-                .filter(|&&ph| state.runnable(ph) && !sched.am_gated)
-                .map(|&ph| sched.target[ph.idx()].saturating_sub(state.phase(ph).running).min(state.phase(ph).pending))
-                .sum();
+                if state.runnable(ph) && !sched.am_gated {
+                    sched.target[ph.idx()].saturating_sub(state.phase(ph).running).min(state.phase(ph).pending)
+                } else {
+                    0
+                }
+            };
+            let mut deficit: u32 = phases.iter().map(|&ph| deficit_of(ph)).sum();
+            let long_deficit: u32 = phases.iter().filter(|&&ph| sched.long[ph.idx()]).map(|&ph| deficit_of(ph)).sum();
             // An admitted AM the host has not placed (no node had room: the YARN shim reserves a node
             // for it, which takes the room out of the pool's task capacity) is starved for its slots
             // like a task (module docs, "AMs").
@@ -239,7 +251,13 @@ impl Engine {
             // to a better-ranked job or to this one, does not end its wait for the rest), less the kills
             // in flight it claims.
             let free_for_it = free.saturating_sub(ahead);
-            let rest = u64::from(deficit).saturating_sub(free_for_it);
+            let long_deficit = u64::from(long_deficit);
+            let long_free = free_for_it.min(long_room.saturating_sub(long_ahead)).min(long_deficit);
+            long_ahead += long_deficit;
+            let usable = (u64::from(deficit) - long_deficit).saturating_add(long_free);
+            let rest = u64::from(deficit).saturating_sub(free_for_it.min(usable));
+            // Its wait is the reserve's doing when long tasks fill their share and part of its deficit is long.
+            let reserve_bound = long_deficit > long_free;
             let claimed = rest.min(unclaimed);
             if claimed > 0 {
                 unclaimed -= claimed;
@@ -262,7 +280,7 @@ impl Engine {
             let frees = frees.get_or_insert_with(|| self.natural_frees(pool, now));
             // The beneficiary's `k`-th preempted slot is the `(queued + k)`-th natural free.
             let waits = frees.get(queued..).unwrap_or(&[]);
-            let got = self.take_from_victims(job, rank, pool, want, waits, now);
+            let got = self.take_from_victims(job, rank, pool, want, waits, reserve_bound, now);
             budget -= got as u64;
         }
         if !claims.is_empty() {
@@ -326,7 +344,10 @@ impl Engine {
     /// Chooses up to `want` tasks in `pool` to take back for `beneficiary` (plan rank `rank`) from jobs
     /// above their target, lowest-ranked first, when the beneficiary would otherwise wait `waits[k]` for
     /// its `k`-th slot to free by itself (`Time::MAX` past the end); records the decisions. Returns how
-    /// many.
+    /// many. `reserve_bound`: the long-task reserve keeps the beneficiary waiting (its long deficit
+    /// exceeds what the reserve leaves long tasks); lower-ranked jobs' long tasks may then be taken below
+    /// their target.
+    #[allow(clippy::too_many_arguments)]
     fn take_from_victims(
         &mut self,
         beneficiary: JobId,
@@ -334,6 +355,7 @@ impl Engine {
         pool: usize,
         want: u32,
         waits: &[Time],
+        reserve_bound: bool,
         now: Time,
     ) -> u32 {
         let cfg = self.config.preemption;
@@ -358,7 +380,14 @@ impl Engine {
                 asked[f.phase.idx()] += f.count;
             }
             let running: u32 = phases.iter().map(|&ph| state.phase(ph).running).sum();
-            let target: u32 = phases.iter().map(|&ph| sched.target[ph.idx()]).sum();
+            let mut target: u32 = phases.iter().map(|&ph| sched.target[ph.idx()]).sum();
+            // A beneficiary the long-task reserve keeps waiting can only get a slot from a long task: a
+            // lower-ranked job's long tasks are then fair game even below its target, which the reserve
+            // keeps it from reaching anyway (it cannot take the slot back: it ranks lower, and the
+            // beneficiary stays at or below its own target).
+            if reserve_bound && v > rank && phases.iter().any(|&ph| sched.long[ph.idx()]) {
+                target = 0;
+            }
             let mut over = running.saturating_sub(target).saturating_sub(asked.iter().sum());
             if over == 0 {
                 continue;

@@ -222,6 +222,9 @@ impl Policy for FlexPolicy {
         self.scratch.solved = solved;
         if self.ranked {
             plan.rule = AssignmentRule::RankedDeficit;
+            // Long tasks started on slots the plan gives away for a moment hold them far beyond it:
+            // keep preemption's share of the pool for tasks that end soon (docs/quality.md, session 12).
+            plan.long_task_reserve = true;
             // A kill is worth it when it lowers the objective, not the sum of delays (docs/quality.md).
             if matches!(
                 self.objective,

@@ -322,7 +322,9 @@ fn preemption_frees_slots_for_starved_jobs_and_loses_nothing_but_the_killed_runs
             cfg.engine.preemption.max_fraction = 1.0;
             let on = Simulation::new(cfg, &w).unwrap().run().unwrap();
             let who = format!("{policy} {pool:?}");
-            assert!(on.summary.preempted_tasks > 0, "{who}");
+            // FLEX's long-task reserve (max.fraction = 1: the long job may hold one slot) serves the short
+            // jobs without a kill; fair has no reserve and must preempt.
+            assert!(policy == "flex" || on.summary.preempted_tasks > 0, "{who}");
             assert_eq!(on.summary.finished, 3, "{who}");
             for j in &on.jobs[1..] {
                 assert!(j.response_ms.unwrap() < 40_000, "{who}: short job {} took {:?}", j.index, j.response_ms);
