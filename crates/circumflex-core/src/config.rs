@@ -47,6 +47,9 @@ pub const KEY_PREEMPTION_DELAY_MS: &str = "circumflex.preemption.delay.ms";
 pub const KEY_PREEMPTION_GRACE_MS: &str = "circumflex.preemption.grace.ms";
 /// `circumflex.preemption.max.fraction`: most of a pool's slots being preempted at once.
 pub const KEY_PREEMPTION_MAX_FRACTION: &str = "circumflex.preemption.max.fraction";
+/// `circumflex.preemption.long.task.reserve`: the share of each pool that tasks longer than preemption's
+/// hand-back (`delay.ms + grace.ms`) may not hold, for plans that ask for the reserve (FLEX); 0 turns it off.
+pub const KEY_PREEMPTION_LONG_TASK_RESERVE: &str = "circumflex.preemption.long.task.reserve";
 /// `circumflex.am.admission.enabled`: the engine decides when each job's AM container starts
 /// (`engine/admission.rs`, default false: hosts start AMs as they did without it).
 pub const KEY_AM_ADMISSION: &str = "circumflex.am.admission.enabled";
@@ -135,14 +138,28 @@ pub struct PreemptionConfig {
     pub grace_ms: Time,
     /// Most of a pool's slots in flight (asked for and not yet freed) at once, in (0, 1].
     pub max_fraction: f64,
+    /// Share of each pool kept from long tasks when the plan asks for the reserve, in [0, 1]; 0 is off.
+    #[serde(default = "default_long_task_reserve")]
+    pub long_task_reserve: f64,
+}
+
+fn default_long_task_reserve() -> f64 {
+    PreemptionConfig::default().long_task_reserve
 }
 
 impl Default for PreemptionConfig {
     /// Off; when turned on, Hadoop's stock timings: the FairScheduler's and CapacityScheduler's
     /// 15 s wait before kill and the CapacityScheduler's 10% of the cluster per round; a job must
-    /// have been starved for one 3 s heartbeat interval (an MRv1 TaskTracker's minimum) first.
+    /// have been starved for one 3 s heartbeat interval (an MRv1 TaskTracker's minimum) first. The
+    /// long-task reserve keeps the same 10% that one round may take back.
     fn default() -> Self {
-        PreemptionConfig { enabled: false, delay_ms: 3_000, grace_ms: 15_000, max_fraction: 0.1 }
+        PreemptionConfig {
+            enabled: false,
+            delay_ms: 3_000,
+            grace_ms: 15_000,
+            max_fraction: 0.1,
+            long_task_reserve: 0.1,
+        }
     }
 }
 
@@ -203,7 +220,7 @@ pub fn parse_f64(key: &str, value: &str, lo: f64, hi: f64) -> Result<f64> {
 }
 
 /// Every key the engine reads itself (the policy's own keys are the registry's).
-const ENGINE_KEYS: [&str; 15] = [
+const ENGINE_KEYS: [&str; 16] = [
     KEY_POLICY,
     KEY_OBJECTIVE,
     KEY_EPOCH_MS,
@@ -215,6 +232,7 @@ const ENGINE_KEYS: [&str; 15] = [
     KEY_PREEMPTION_DELAY_MS,
     KEY_PREEMPTION_GRACE_MS,
     KEY_PREEMPTION_MAX_FRACTION,
+    KEY_PREEMPTION_LONG_TASK_RESERVE,
     KEY_AM_ADMISSION,
     KEY_AM_MAX_SHARE,
     KEY_AM_SLOTS,
@@ -267,6 +285,9 @@ impl EngineConfig {
                         return Err(Error::config(key, value, "a number in (0, 1]"));
                     }
                     cfg.preemption.max_fraction = f;
+                }
+                KEY_PREEMPTION_LONG_TASK_RESERVE => {
+                    cfg.preemption.long_task_reserve = parse_f64(key, value, 0.0, 1.0)?;
                 }
                 KEY_AM_ADMISSION => cfg.am.enabled = parse_bool(key, value)?,
                 KEY_AM_MAX_SHARE => {
@@ -606,6 +627,24 @@ mod tests {
             let err = EngineConfig::from_pairs([(key, value)]).unwrap_err().to_string();
             assert!(err.contains(key) && err.contains(allowed), "{err}");
         }
+    }
+
+    #[test]
+    fn long_task_reserve_parses_defaults_to_a_tenth_and_names_bad_values() {
+        assert_eq!(EngineConfig::default().preemption.long_task_reserve, 0.1);
+        let off =
+            EngineConfig::from_pairs([(KEY_PREEMPTION, "true"), (KEY_PREEMPTION_LONG_TASK_RESERVE, "0")]).unwrap();
+        assert_eq!(off.preemption.long_task_reserve, 0.0);
+        let wide = EngineConfig::from_pairs([(KEY_PREEMPTION_LONG_TASK_RESERVE, "0.25")]).unwrap();
+        assert_eq!(wide.preemption.long_task_reserve, 0.25);
+        for value in ["1.5", "-0.1", "ten"] {
+            let err = EngineConfig::from_pairs([(KEY_PREEMPTION_LONG_TASK_RESERVE, value)]).unwrap_err().to_string();
+            assert!(err.contains(KEY_PREEMPTION_LONG_TASK_RESERVE) && err.contains(value), "{err}");
+        }
+        // A configuration serialized before the key existed reads with the default.
+        let old = r#"{"enabled":true,"delay_ms":3000,"grace_ms":15000,"max_fraction":0.1}"#;
+        let parsed: PreemptionConfig = serde_json::from_str(old).unwrap();
+        assert_eq!(parsed.long_task_reserve, 0.1);
     }
 
     #[test]

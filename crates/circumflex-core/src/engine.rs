@@ -27,7 +27,7 @@
 //! (the key is the rank alone): the top-ranked one takes every slot that frees until it reaches its
 //! target.
 //! **Long-task reserve** ([`Plan::long_task_reserve`], read only with preemption on): tasks of a phase
-//! whose estimate exceeds `delay.ms + grace.ms` may hold at most `1 − max.fraction` of each pool, in
+//! whose estimate exceeds `delay.ms + grace.ms` may hold at most `1 − long.task.reserve` of each pool, in
 //! both passes, so jobs arriving behind long tasks find slots at the next heartbeats (`docs/preemption.md`).
 //! The counts are re-derived at each plan and kept by task events; a heartbeat compares two counters.
 //! A plan may replace that rule per job ([`Plan::locality_waits`], the Adaptive Scheduler's data
@@ -767,11 +767,11 @@ impl Engine {
 
     /// The long-task reserve (`Plan::long_task_reserve`, with preemption on), re-derived at each
     /// plan: a phase's tasks are long when its estimate exceeds `delay.ms + grace.ms`, the time
-    /// preemption needs to hand a slot back; long tasks may hold at most `1 − max.fraction` of each
+    /// preemption needs to hand a slot back; long tasks may hold at most `1 − long.task.reserve` of each
     /// pool (the heartbeat path then only compares two counters). Off: no limit.
     fn recount_long_tasks(&mut self) {
         let pre = self.config.preemption;
-        let on = pre.enabled && self.plan.long_task_reserve;
+        let on = pre.enabled && pre.long_task_reserve > 0.0 && self.plan.long_task_reserve;
         if !on && self.long_cap == [u32::MAX; 2] {
             // Off now and at the last plan: every flag is already clear.
             return;
@@ -794,9 +794,9 @@ impl Engine {
         self.long_cap = if on {
             let cluster = self.cluster();
             // At least one slot stays open to long tasks: a pool that only long tasks can use never idles
-            // for good (a one-slot pool, or `max.fraction` = 1, would otherwise run none).
+            // for good (a one-slot pool, or a reserve of 1, would otherwise run none).
             let keep = |slots: u32| {
-                let reserve = (f64::from(slots) * pre.max_fraction.clamp(0.0, 1.0)).floor() as u32;
+                let reserve = (f64::from(slots) * pre.long_task_reserve.clamp(0.0, 1.0)).floor() as u32;
                 slots.saturating_sub(reserve).max(1)
             };
             if shared {
@@ -1595,6 +1595,35 @@ mod tests {
         e.tick(700_000);
         e.task_finished(b, Phase::Map, n, 2_000, true, 700_000).unwrap();
         assert_eq!(launch_all(&mut e, n, [1, 0]), vec![(1, Phase::Map, 1)]);
+    }
+
+    #[test]
+    fn a_reserve_of_zero_is_off_and_a_larger_one_keeps_more() {
+        let with_reserve = |reserve: f64| {
+            let mut cfg = EngineConfig {
+                pool_mode: PoolMode::Shared,
+                node_locality_delay: 0,
+                rack_locality_delay: 0,
+                ..EngineConfig::default()
+            };
+            cfg.preemption.enabled = true;
+            cfg.preemption.long_task_reserve = reserve;
+            let mut e =
+                Engine::with_policy(cfg, Box::new(Reserving(FixedTargets(vec![10, 0], AssignmentRule::RankedDeficit))));
+            let n = e.add_node("h1", "/r1", 10, 0);
+            let mut long = JobSpec::new(0, 20, 0);
+            long.maps.task_ms = Some(600_000);
+            let mut short = JobSpec::new(0, 5, 0);
+            short.maps.task_ms = Some(2_000);
+            e.submit(long, 0).unwrap();
+            e.submit(short, 0).unwrap();
+            e.tick(0);
+            launch_all(&mut e, n, [10, 0])
+        };
+        assert_eq!(with_reserve(0.0), vec![(0, Phase::Map, 10)]);
+        assert_eq!(with_reserve(0.3), vec![(0, Phase::Map, 7), (1, Phase::Map, 3)]);
+        // A reserve of the whole pool still leaves long tasks one slot.
+        assert_eq!(with_reserve(1.0), vec![(0, Phase::Map, 1), (1, Phase::Map, 5)]);
     }
 
     /// Fixed (map, reduce) targets in submission order, ranked deficit, the long-task reserve.

@@ -16,7 +16,13 @@ fn a_starved_reduce_takes_a_reduce_slot_back_and_the_freed_slot_is_its_own() {
         pool_mode: PoolMode::Split,
         node_locality_delay: 0,
         rack_locality_delay: 0,
-        preemption: PreemptionConfig { enabled: true, delay_ms: 1_000, grace_ms: 1_000, max_fraction: 1.0 },
+        preemption: PreemptionConfig {
+            enabled: true,
+            delay_ms: 1_000,
+            grace_ms: 1_000,
+            max_fraction: 1.0,
+            ..PreemptionConfig::default()
+        },
         ..EngineConfig::default()
     };
     let mut e = Engine::with_policy(cfg, Box::new(Fair::default()));

@@ -320,11 +320,19 @@ fn preemption_frees_slots_for_starved_jobs_and_loses_nothing_but_the_killed_runs
             cfg.engine.preemption.delay_ms = 2_000;
             cfg.engine.preemption.grace_ms = 5_000;
             cfg.engine.preemption.max_fraction = 1.0;
+            if policy == "flex" {
+                // A reserve of the whole pool leaves the long job one slot: the short jobs run at once on
+                // the others, without a kill.
+                let mut reserving = cfg.clone();
+                reserving.engine.preemption.long_task_reserve = 1.0;
+                let r = Simulation::new(reserving, &w).unwrap().run().unwrap();
+                assert_eq!((r.summary.preempted_tasks, r.summary.finished), (0, 3), "{pool:?}");
+                assert!(r.jobs[1..].iter().all(|j| j.response_ms.unwrap() < 40_000), "{pool:?}");
+            }
             let on = Simulation::new(cfg, &w).unwrap().run().unwrap();
             let who = format!("{policy} {pool:?}");
-            // FLEX's long-task reserve (max.fraction = 1: the long job may hold one slot) serves the short
-            // jobs without a kill; fair has no reserve and must preempt.
-            assert!(policy == "flex" || on.summary.preempted_tasks > 0, "{who}");
+            // FLEX's long-task reserve (10% of 4 slots) keeps no slot here: both policies must preempt.
+            assert!(on.summary.preempted_tasks > 0, "{who}");
             assert_eq!(on.summary.finished, 3, "{who}");
             for j in &on.jobs[1..] {
                 assert!(j.response_ms.unwrap() < 40_000, "{who}: short job {} took {:?}", j.index, j.response_ms);

@@ -238,7 +238,8 @@ fn ams_never_take_the_last_task_slot() {
 
 #[test]
 fn no_preemption_is_decided_for_a_job_whose_am_has_not_registered() {
-    let pre = PreemptionConfig { enabled: true, delay_ms: 0, grace_ms: 0, max_fraction: 1.0 };
+    let pre =
+        PreemptionConfig { enabled: true, delay_ms: 0, grace_ms: 0, max_fraction: 1.0, ..PreemptionConfig::default() };
     let mut e = engine_with("fair", gate(0.5, 1), pre);
     let n = e.add_node("n0", "/r", 4, 0);
     let long = submit(&mut e, 40, 0, 0);
@@ -262,7 +263,13 @@ fn no_preemption_is_decided_for_a_job_whose_am_has_not_registered() {
 /// are held for the AM instead of going to its (still gated) tasks.
 #[test]
 fn an_admitted_am_that_cannot_be_placed_is_preempted_for_once() {
-    let pre = PreemptionConfig { enabled: true, delay_ms: 1_000, grace_ms: 0, max_fraction: 1.0 };
+    let pre = PreemptionConfig {
+        enabled: true,
+        delay_ms: 1_000,
+        grace_ms: 0,
+        max_fraction: 1.0,
+        ..PreemptionConfig::default()
+    };
     let mut e = engine_with("fair", gate(0.5, 2), pre);
     let n = e.add_node("n0", "/r", 8, 0);
     let mut spec = JobSpec::new(0, 40, 0);

@@ -18,7 +18,7 @@ fn engine_with(preemption: PreemptionConfig, policy: Box<dyn Policy>) -> Engine 
 }
 
 fn on(delay_ms: Time, grace_ms: Time) -> PreemptionConfig {
-    PreemptionConfig { enabled: true, delay_ms, grace_ms, max_fraction: 1.0 }
+    PreemptionConfig { enabled: true, delay_ms, grace_ms, max_fraction: 1.0, ..PreemptionConfig::default() }
 }
 
 /// A long job (tasks of `task_ms`) holding all 4 slots of one node since t = 0, and a short job
