@@ -1555,8 +1555,12 @@ mod tests {
     }
 
     /// One shared node of 10 slots; job 0 (rank 0, target 10) has 20 maps of 10 minutes, job 1
-    /// (rank 1, target 0) 5 maps of 2 s.
+    /// (rank 1, target 0) 5 maps of 2 s; the long-task reserve at its default.
     fn long_and_short(preemption: bool) -> (Engine, NodeId, JobId, JobId) {
+        long_and_short_reserving(preemption, crate::config::PreemptionConfig::default().long_task_reserve)
+    }
+
+    fn long_and_short_reserving(preemption: bool, reserve: f64) -> (Engine, NodeId, JobId, JobId) {
         let mut cfg = EngineConfig {
             pool_mode: PoolMode::Shared,
             node_locality_delay: 0,
@@ -1564,6 +1568,7 @@ mod tests {
             ..EngineConfig::default()
         };
         cfg.preemption.enabled = preemption;
+        cfg.preemption.long_task_reserve = reserve;
         let policy = Reserving(FixedTargets(vec![10, 0], AssignmentRule::RankedDeficit));
         let mut e = Engine::with_policy(cfg, Box::new(policy));
         let n = e.add_node("h1", "/r1", 10, 0);
@@ -1600,24 +1605,7 @@ mod tests {
     #[test]
     fn a_reserve_of_zero_is_off_and_a_larger_one_keeps_more() {
         let with_reserve = |reserve: f64| {
-            let mut cfg = EngineConfig {
-                pool_mode: PoolMode::Shared,
-                node_locality_delay: 0,
-                rack_locality_delay: 0,
-                ..EngineConfig::default()
-            };
-            cfg.preemption.enabled = true;
-            cfg.preemption.long_task_reserve = reserve;
-            let mut e =
-                Engine::with_policy(cfg, Box::new(Reserving(FixedTargets(vec![10, 0], AssignmentRule::RankedDeficit))));
-            let n = e.add_node("h1", "/r1", 10, 0);
-            let mut long = JobSpec::new(0, 20, 0);
-            long.maps.task_ms = Some(600_000);
-            let mut short = JobSpec::new(0, 5, 0);
-            short.maps.task_ms = Some(2_000);
-            e.submit(long, 0).unwrap();
-            e.submit(short, 0).unwrap();
-            e.tick(0);
+            let (mut e, n, _, _) = long_and_short_reserving(true, reserve);
             launch_all(&mut e, n, [10, 0])
         };
         assert_eq!(with_reserve(0.0), vec![(0, Phase::Map, 10)]);
