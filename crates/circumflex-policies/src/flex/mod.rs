@@ -213,8 +213,8 @@ pub(crate) struct DpBuffers {
 /// same kinetic fast path of [`dp::backwards_dp_penalties`]). Returns `false`, `order`
 /// untouched, when the objective is not a DP one or the penalties take another path.
 ///
-/// `previous`, when given, is the last plan's `(ids, order)` of this pool, and `ids` are this
-/// plan's item ids: the tournament's leaves are then laid out in the previous removal order
+/// `previous`, when given, is `(ids, order)` of the last plan of this pool and this plan's item
+/// ids: the tournament's leaves are then laid out in the previous removal order
 /// (items that left dropped, new items after), so that consecutive removals share most of their
 /// walks to the root. Any layout gives the same sequence ([`dp::kinetic_lines_in`]); ids that do
 /// not increase strictly fall back to the index layout.
@@ -223,8 +223,7 @@ pub(crate) fn dp_order_into<B: Borrow<FlexItem>>(
     capacity: u32,
     start: f64,
     items: &[B],
-    previous: Option<(&[u32], &[usize])>,
-    ids: &[u32],
+    previous: Option<(&[u32], &[usize], &[u32])>,
     buffers: &mut DpBuffers,
     order: &mut Vec<usize>,
 ) -> bool {
@@ -251,7 +250,7 @@ pub(crate) fn dp_order_into<B: Borrow<FlexItem>>(
         return false;
     }
     let hinted = match previous {
-        Some((prev_ids, prev_order)) if ids.len() == items.len() => {
+        Some((prev_ids, prev_order, ids)) if ids.len() == items.len() => {
             removal_layout(prev_ids, prev_order, ids, layout, prev_to_cur, placed)
         }
         _ => false,
@@ -693,9 +692,13 @@ mod tests {
             prev_ids.dedup();
             let prev_order: Vec<usize> = prev.iter().map(|&x| x as usize).collect();
             let (mut buffers, mut order) = (DpBuffers::default(), Vec::new());
-            let previous = [None, Some((prev_ids.as_slice(), prev_order.as_slice())), Some((ids.as_slice(), expected.as_slice()))];
+            let previous = [
+                None,
+                Some((prev_ids.as_slice(), prev_order.as_slice(), ids.as_slice())),
+                Some((ids.as_slice(), expected.as_slice(), ids.as_slice())),
+            ];
             for previous in previous {
-                let took = dp_order_into(objective, 3, start, &items, previous, &ids, &mut buffers, &mut order);
+                let took = dp_order_into(objective, 3, start, &items, previous, &mut buffers, &mut order);
                 let steps = matches!(objective, Objective::MaxSla | Objective::TotalSla) && jobs.iter().any(|j| j.5);
                 prop_assert_eq!(took, !steps, "{}", objective);
                 if took {

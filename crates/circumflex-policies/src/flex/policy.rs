@@ -268,17 +268,9 @@ fn solve_pools<B: Borrow<FlexItem>>(
         std::mem::swap(&mut scratch.prev_order, &mut solution.order);
         scratch.raw_ids.clear();
         scratch.raw_ids.extend(ids.iter().map(|id| id.0));
-        let previous = scratch.prev_ids.get(k).map(|p| (p.as_slice(), scratch.prev_order.as_slice()));
-        if dp_order_into(
-            objective,
-            pool.capacity,
-            start,
-            items,
-            previous,
-            &scratch.raw_ids,
-            &mut scratch.dp,
-            &mut solution.order,
-        ) {
+        let previous =
+            scratch.prev_ids.get(k).map(|p| (p.as_slice(), scratch.prev_order.as_slice(), scratch.raw_ids.as_slice()));
+        if dp_order_into(objective, pool.capacity, start, items, previous, &mut scratch.dp, &mut solution.order) {
             pack_items_into(pool.capacity, start, items, None, &mut scratch.pack, solution);
             continue;
         }
