@@ -414,7 +414,7 @@ pub fn max_cost(durations: &[f64], sequence: &[usize], start: f64, cost: impl Fn
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::flex::testutil::permutations;
+    use crate::flex::testutil::{permutations, shuffled};
     use proptest::prelude::*;
 
     #[test]
@@ -536,14 +536,7 @@ mod tests {
                 let expected = backwards_dp(&p, &Precedence::none(p.len()), 50.0, |j, t| pen[j].eval(t));
                 prop_assert_eq!(&kinetic_lines(&p, &lines, 50.0), &expected);
                 // A deterministic shuffle, and the reversed expected order (the layout a re-plan uses).
-                let mut layout: Vec<u32> = (0..p.len() as u32).collect();
-                let mut x = seed | 1;
-                for i in (1..layout.len()).rev() {
-                    x ^= x << 13;
-                    x ^= x >> 7;
-                    x ^= x << 17;
-                    layout.swap(i, (x % (i as u64 + 1)) as usize);
-                }
+                let layout: Vec<u32> = shuffled(p.len(), seed).into_iter().map(|i| i as u32).collect();
                 let reversed: Vec<u32> = expected.iter().rev().map(|&i| i as u32).collect();
                 for layout in [Some(layout.as_slice()), Some(reversed.as_slice()), None] {
                     kinetic_lines_in(&p, &lines, 50.0, layout, &mut scratch, &mut out);

@@ -69,6 +69,19 @@ pub(crate) mod testutil {
         }
         out
     }
+
+    /// `0..n` in a deterministic shuffled order drawn from `seed` (xorshift, Fisher-Yates).
+    pub fn shuffled(n: usize, seed: u64) -> Vec<usize> {
+        let mut order: Vec<usize> = (0..n).collect();
+        let mut x = seed | 1;
+        for i in (1..n).rev() {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            order.swap(i, (x % (i as u64 + 1)) as usize);
+        }
+        order
+    }
 }
 
 use std::borrow::Borrow;
