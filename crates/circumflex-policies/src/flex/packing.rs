@@ -240,79 +240,6 @@ impl Ord for Due {
     }
 }
 
-/// The completion queue of the fast path: a monotone (radix) priority queue on the times' bit
-/// patterns, popping exactly in the order of a binary heap of [`Due`] (`(time, rank)`, the
-/// version never deciding between valid entries).
-///
-/// It relies on the packing's monotonicity: a completion is never predicted before the current
-/// time, and `last` (the smallest time the queue may still hold) never passes the current time.
-/// An entry lies in bucket `b` when its time's bits first differ from `last`'s at bit `b` (from
-/// the bottom); entries whose time equals `last` wait in `now`, a heap by rank (their times tie).
-/// Finding the next time empties the lowest non-empty bucket into lower ones, so each entry moves
-/// a few times, down, instead of sifting through `log n` levels of a heap at every pop.
-#[derive(Clone, Debug, Default)]
-struct DueQueue {
-    last: u64,
-    now: BinaryHeap<Due>,
-    buckets: Vec<Vec<Due>>,
-    /// Bit `b` set: bucket `b` is not empty.
-    mask: u64,
-}
-
-impl DueQueue {
-    fn clear(&mut self) {
-        self.last = 0;
-        self.now.clear();
-        self.buckets.resize_with(64, Vec::new);
-        for b in self.buckets.iter_mut() {
-            b.clear();
-        }
-        self.mask = 0;
-    }
-
-    /// Adds `e`, whose time must be at or after `last`.
-    #[inline]
-    fn push(&mut self, e: Due) {
-        debug_assert!(e.time_bits >= self.last, "completion before the queue's time");
-        let x = e.time_bits ^ self.last;
-        if x == 0 {
-            self.now.push(e);
-        } else {
-            let b = 63 - x.leading_zeros() as usize;
-            self.buckets[b].push(e);
-            self.mask |= 1 << b;
-        }
-    }
-
-    /// The first entry in `(time, rank)` order if its time is at most `cap`'s bits (or if there
-    /// is no cap). Never moves `last` beyond `cap`, so entries at or after `cap` may still come.
-    fn peek_capped(&mut self, cap: Option<u64>) -> Option<&Due> {
-        if self.now.is_empty() && self.mask != 0 {
-            let b = self.mask.trailing_zeros() as usize;
-            // Every key in bucket b shares `last`'s bits above b and has bit b set.
-            let above = if b == 63 { 0 } else { self.last & !((2u64 << b) - 1) };
-            let floor = above | (1u64 << b);
-            if cap.is_some_and(|c| c < floor) {
-                return None;
-            }
-            let mut bucket = std::mem::take(&mut self.buckets[b]);
-            self.mask &= !(1u64 << b);
-            let min = bucket.iter().map(|e| e.time_bits).min().unwrap_or(floor);
-            // A new `last` between the old one and every key keeps the higher buckets valid.
-            self.last = cap.map_or(min, |c| c.min(min));
-            for e in bucket.drain(..) {
-                self.push(e);
-            }
-            self.buckets[b] = bucket;
-        }
-        self.now.peek()
-    }
-
-    fn pop(&mut self) -> Option<Due> {
-        self.now.pop()
-    }
-}
-
 const NIL: u32 = u32::MAX;
 
 /// One job of the fast path, by rank: its bounds, its place in the list of live jobs and its
@@ -346,7 +273,7 @@ struct Slot {
 struct Frontier {
     slots: Vec<Slot>,
     head: u32,
-    heap: DueQueue,
+    heap: BinaryHeap<Due>,
     side: Option<Due>,
     /// Minima do not fit: the band is `0..m` instead of `m..M`.
     minima_mode: bool,
@@ -449,18 +376,14 @@ impl Frontier {
 
     /// The next completion: the earliest valid entry (ties to the lowest rank, by the heap order).
     fn pop_next(&mut self) -> Option<Due> {
-        let side = self.side.filter(|e| self.valid(e));
-        // The queue's first valid entry, if not after the side entry's time.
-        let cap = side.map(|s| s.time_bits);
-        let top = loop {
-            match self.heap.peek_capped(cap).copied() {
-                Some(top) if !self.valid(&top) => {
-                    self.heap.pop();
-                }
-                other => break other,
+        while let Some(top) = self.heap.peek() {
+            if self.valid(top) {
+                break;
             }
-        };
-        match (top, side) {
+            self.heap.pop();
+        }
+        let side = self.side.filter(|e| self.valid(e));
+        match (self.heap.peek().copied(), side) {
             (Some(h), Some(s)) if (s.time_bits, s.rank) > (h.time_bits, h.rank) => self.heap.pop(),
             (_, Some(s)) => {
                 self.side = None;
@@ -482,7 +405,7 @@ pub struct PackScratch {
     rank: Vec<usize>,
     by_rank: Vec<usize>,
     slots: Vec<Slot>,
-    heap: DueQueue,
+    heap: BinaryHeap<Due>,
 }
 
 /// Fast packing for independent jobs: the first allocation and every completion, `O(J log J)`.
@@ -544,6 +467,7 @@ pub fn pack_into(capacity: u32, jobs: &[PackJob], order: &[usize], scratch: &mut
     }
     let mut heap = std::mem::take(heap);
     heap.clear();
+    heap.reserve(n);
     let mut fr = Frontier { slots, head, heap, side: None, minima_mode: sum_min > capacity as u64, f: NIL, extra: 0 };
     fr.reset(capacity, 0.0);
     for (r, &j) in by_rank.iter().enumerate() {
@@ -898,39 +822,6 @@ mod tests {
             }
             // Deterministic.
             prop_assert_eq!(pack(cap, &jobs, &order), fast);
-        }
-
-        /// The completion queue pops what a binary heap of the same entries pops, capped or not.
-        #[test]
-        fn due_queue_pops_as_a_binary_heap(
-            ops in prop::collection::vec((0u8..4, 0u32..8, 0u32..6), 1..300),
-        ) {
-            // Random monotone use: pushes at or after the current time (often equal, so ranks
-            // decide), pops with and without a cap at or after the current time.
-            let (mut q, mut heap) = (DueQueue::default(), BinaryHeap::new());
-            q.clear();
-            let mut now = 0.0f64;
-            for (k, &(op, dt, rank)) in ops.iter().enumerate() {
-                match op {
-                    0 | 1 => {
-                        let e = Due::new(now + [0.0, 0.5, 1.0, 3.0, 1e-9, 17.25, 1e6, 0.0][dt as usize], rank as usize, k as u32);
-                        q.push(e);
-                        heap.push(e);
-                    }
-                    _ => {
-                        let cap = (op == 3).then(|| Due::new(now + dt as f64, 0, 0).time_bits);
-                        let want = heap.peek().copied().filter(|e| cap.is_none_or(|c| e.time_bits <= c));
-                        prop_assert_eq!(q.peek_capped(cap).copied(), want);
-                        if let Some(e) = want {
-                            prop_assert_eq!(q.pop(), heap.pop());
-                            now = e.time();
-                        } else if let Some(c) = cap {
-                            // The caller moves on to the cap's time (the side entry's).
-                            now = f64::from_bits(c);
-                        }
-                    }
-                }
-            }
         }
 
         /// The fast path equals the one before its one-record layout and side entry, bit for bit
