@@ -132,8 +132,9 @@ impl Line {
 
 const NONE: u32 = u32::MAX;
 
-/// A tournament node: its current winner, copied inline (line and duration) so that comparing
-/// two siblings touches one cache line, and its certificate.
+/// A tournament node: its current winner, copied inline (line, duration and leaf) so that
+/// comparing two siblings touches one cache line and a removal reads nothing else, and its
+/// certificate.
 #[derive(Clone, Copy, Debug)]
 struct Node {
     slope: f64,
@@ -142,25 +143,52 @@ struct Node {
     /// At or below this `t` the node's answer may change (−∞: never).
     cert: f64,
     item: u32,
+    /// The winner's leaf offset.
+    leaf: u32,
 }
 
-const EMPTY_NODE: Node = Node { slope: 0.0, origin: 0.0, duration: 0.0, cert: f64::NEG_INFINITY, item: NONE };
+const EMPTY_NODE: Node =
+    Node { slope: 0.0, origin: 0.0, duration: 0.0, cert: f64::NEG_INFINITY, item: NONE, leaf: NONE };
 
 /// Kinetic tournament tree: each node keeps the item its subtree would put last at the current
 /// time and the time (as `t` decreases) at or below which that answer may change.
+///
+/// Leaves may hold the items in any order: every node's answer is the minimum of its subtree in a strict total order (cost,
+/// then duration, then index), so the root's answer, the item removed, does not depend on where
+/// the items sit. The layout only decides which nodes consecutive removals share, and so how many
+/// of their walks to the root hit the cache ([`KineticScratch`]).
 struct Tournament {
     size: usize,
     nodes: Vec<Node>,
 }
 
 impl Tournament {
-    fn new(lines: &[Line], durations: &[f64], t: f64) -> Tournament {
+    /// The tree over `lines` at time `t` in the buffer `nodes` (its contents discarded), with
+    /// item `layout[p]` at leaf offset `p` (`None`: item `p`). `layout` must be a permutation of
+    /// the items.
+    fn build(mut nodes: Vec<Node>, lines: &[Line], durations: &[f64], layout: Option<&[u32]>, t: f64) -> Tournament {
         let size = lines.len().next_power_of_two().max(1);
-        let mut tr = Tournament { size, nodes: vec![EMPTY_NODE; 2 * size] };
-        for (i, (l, &d)) in lines.iter().zip(durations).enumerate() {
-            tr.nodes[size + i] =
-                Node { slope: l.slope, origin: l.origin, duration: d, cert: f64::NEG_INFINITY, item: i as u32 };
+        nodes.clear();
+        nodes.resize(2 * size, EMPTY_NODE);
+        let leaf = |p: usize, i: usize| {
+            let (l, d) = (lines[i], durations[i]);
+            let (item, leaf) = (i as u32, p as u32);
+            Node { slope: l.slope, origin: l.origin, duration: d, cert: f64::NEG_INFINITY, item, leaf }
+        };
+        match layout {
+            Some(layout) => {
+                debug_assert_eq!(layout.len(), lines.len());
+                for (p, &i) in layout.iter().enumerate() {
+                    nodes[size + p] = leaf(p, i as usize);
+                }
+            }
+            None => {
+                for i in 0..lines.len() {
+                    nodes[size + i] = leaf(i, i);
+                }
+            }
         }
+        let mut tr = Tournament { size, nodes };
         for node in (1..size).rev() {
             tr.recompute(node, t);
         }
@@ -201,8 +229,9 @@ impl Tournament {
         self.recompute(node, t);
     }
 
-    fn remove(&mut self, item: usize, t: f64) {
-        let mut node = self.size + item;
+    /// Removes the item at leaf offset `leaf`.
+    fn remove(&mut self, leaf: u32, t: f64) {
+        let mut node = self.size + leaf as usize;
         self.nodes[node] = EMPTY_NODE;
         node /= 2;
         while node >= 1 {
@@ -212,25 +241,54 @@ impl Tournament {
     }
 }
 
+/// The buffers of the linear fast path, kept by a caller that sequences again and again (FLEX's
+/// re-plans) so that a sequence allocates nothing once they have grown: at 10,000 jobs the tree
+/// alone is over a megabyte, which a fresh allocation page-faults in at every plan. Contents
+/// between calls mean nothing.
+#[derive(Clone, Debug, Default)]
+pub struct KineticScratch {
+    nodes: Vec<Node>,
+    removed: Vec<usize>,
+}
+
 /// Fast path for lines without precedence.
 fn kinetic_lines(durations: &[f64], lines: &[Line], start: f64) -> Vec<usize> {
+    let mut out = Vec::new();
+    kinetic_lines_in(durations, lines, start, None, &mut KineticScratch::default(), &mut out);
+    out
+}
+
+/// [`kinetic_lines`] into `out` (its buffer reused), with the tournament's leaves in `layout`
+/// order (a permutation of the items; `None`: index order) and buffers from `scratch`: the same
+/// sequence for every layout (see [`Tournament`]). A layout close to the removal order (the
+/// previous plan's, reversed) makes consecutive removals walk mostly the same nodes.
+pub fn kinetic_lines_in(
+    durations: &[f64],
+    lines: &[Line],
+    start: f64,
+    layout: Option<&[u32]>,
+    scratch: &mut KineticScratch,
+    out: &mut Vec<usize>,
+) {
     let n = durations.len();
     let mut t = start + durations.iter().sum::<f64>();
-    let mut tree = Tournament::new(lines, durations, t);
-    let mut removed = Vec::with_capacity(n);
+    let mut tree = Tournament::build(std::mem::take(&mut scratch.nodes), lines, durations, layout, t);
+    let removed = &mut scratch.removed;
+    removed.clear();
     for _ in 0..n {
         tree.refresh(1, t);
-        let w = tree.nodes[1].item;
-        if w == NONE {
+        let w = tree.nodes[1];
+        if w.item == NONE {
             break;
         }
-        let j = w as usize;
-        removed.push(j);
-        tree.remove(j, t);
-        t -= durations[j];
+        removed.push(w.item as usize);
+        tree.remove(w.leaf, t);
+        // The root's copy of the item's duration (`durations[w.item]`, read without a cache miss).
+        t -= w.duration;
     }
-    removed.reverse();
-    removed
+    out.clear();
+    out.extend(removed.iter().rev());
+    scratch.nodes = tree.nodes;
 }
 
 /// Ordered-set key: smallest cost first, then larger duration, then larger index.
@@ -356,7 +414,7 @@ pub fn max_cost(durations: &[f64], sequence: &[usize], start: f64, cost: impl Fn
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::flex::testutil::permutations;
+    use crate::flex::testutil::{permutations, shuffled};
     use proptest::prelude::*;
 
     #[test]
@@ -457,6 +515,34 @@ mod tests {
             prop_assert!(prec.is_topological(&seq));
             let got = max_cost(&p, &seq, 3.0, |j, t| pen[j].eval(t));
             prop_assert_eq!(got, brute(&p, &pen, &prec, 3.0));
+        }
+
+        /// The tournament gives the same sequence whatever the leaves' layout and whatever a
+        /// reused scratch held: each removal is the minimum of a strict total order
+        /// ([`Tournament`]). Costs, durations and crossings tie often here.
+        #[test]
+        fn any_leaf_layout_gives_the_same_sequence(
+            instances in prop::collection::vec(
+                (prop::collection::vec((1u32..6, 1u32..5, 0u32..40), 1..300), any::<u64>()), 1..4),
+        ) {
+            let mut scratch = KineticScratch::default();
+            let mut out = Vec::new();
+            for (jobs, seed) in instances {
+                let p: Vec<f64> = jobs.iter().map(|j| j.0 as f64 * 10.0).collect();
+                let lines: Vec<Line> =
+                    jobs.iter().map(|&(_, s, o)| Line { slope: 1.0 / s as f64, origin: o as f64 * 5.0 }).collect();
+                let pen: Vec<Penalty> =
+                    lines.iter().map(|l| Penalty::Linear { slope: l.slope, origin: l.origin }).collect();
+                let expected = backwards_dp(&p, &Precedence::none(p.len()), 50.0, |j, t| pen[j].eval(t));
+                prop_assert_eq!(&kinetic_lines(&p, &lines, 50.0), &expected);
+                // A deterministic shuffle, and the reversed expected order (the layout a re-plan uses).
+                let layout: Vec<u32> = shuffled(p.len(), seed).into_iter().map(|i| i as u32).collect();
+                let reversed: Vec<u32> = expected.iter().rev().map(|&i| i as u32).collect();
+                for layout in [Some(layout.as_slice()), Some(reversed.as_slice()), None] {
+                    kinetic_lines_in(&p, &lines, 50.0, layout, &mut scratch, &mut out);
+                    prop_assert_eq!(&out, &expected);
+                }
+            }
         }
 
         /// The kinetic fast paths return exactly the literal loop's sequence.

@@ -69,6 +69,19 @@ pub(crate) mod testutil {
         }
         out
     }
+
+    /// `0..n` in a deterministic shuffled order drawn from `seed` (xorshift, Fisher-Yates).
+    pub fn shuffled(n: usize, seed: u64) -> Vec<usize> {
+        let mut order: Vec<usize> = (0..n).collect();
+        let mut x = seed | 1;
+        for i in (1..n).rev() {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            order.swap(i, (x % (i as u64 + 1)) as usize);
+        }
+        order
+    }
 }
 
 use std::borrow::Borrow;
@@ -192,6 +205,116 @@ fn sequence_items<B: Borrow<FlexItem>>(
         }
         None => preferred,
     }
+}
+
+/// What the minimax objectives' ordering needs besides its input, kept by a policy between
+/// re-plans ([`dp_order_into`]): the tournament's buffers, the durations and lines, and the leaf
+/// layout built from the previous plan's order. Contents between calls mean nothing.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct DpBuffers {
+    kinetic: dp::KineticScratch,
+    durations: Vec<f64>,
+    lines: Vec<dp::Line>,
+    layout: Vec<u32>,
+    prev_to_cur: Vec<u32>,
+    placed: Vec<bool>,
+}
+
+/// [`sequence_items`] for a minimax objective without precedence whose penalties are all
+/// linear or all tardiness-like (every minimax objective but `max_sla`), written into `order`
+/// with reused buffers: the same sequence, bit for bit (the same durations, the same lines, the
+/// same kinetic fast path of [`dp::backwards_dp_penalties`]). Returns `false`, `order`
+/// untouched, when the objective is not a DP one or the penalties take another path.
+///
+/// `previous`, when given, is `(ids, order)` of the last plan of this pool and this plan's item
+/// ids: the tournament's leaves are then laid out in the previous removal order
+/// (items that left dropped, new items after), so that consecutive removals share most of their
+/// walks to the root. Any layout gives the same sequence ([`dp::kinetic_lines_in`]); ids that do
+/// not increase strictly fall back to the index layout.
+pub(crate) fn dp_order_into<B: Borrow<FlexItem>>(
+    objective: Objective,
+    capacity: u32,
+    start: f64,
+    items: &[B],
+    previous: Option<(&[u32], &[usize], &[u32])>,
+    buffers: &mut DpBuffers,
+    order: &mut Vec<usize>,
+) -> bool {
+    if !matches!(objective.method(), Method::BackwardsDp | Method::BackwardGreedy) {
+        return false;
+    }
+    let s = capacity.max(1) as f64;
+    let DpBuffers { kinetic, durations, lines, layout, prev_to_cur, placed } = buffers;
+    durations.clear();
+    durations.extend(items.iter().map(|it| it.borrow().work.max(0.0) / s));
+    lines.clear();
+    let (mut linear, mut tardy) = (false, false);
+    for it in items {
+        let p = objective.penalty(&it.borrow().facts);
+        match p {
+            Penalty::Linear { .. } => linear = true,
+            Penalty::Tardiness { .. } => tardy = true,
+            Penalty::Zero => {}
+            Penalty::Steps(_) => return false,
+        }
+        lines.push(dp::Line::proxy(&p));
+    }
+    if linear && tardy {
+        return false;
+    }
+    let hinted = match previous {
+        Some((prev_ids, prev_order, ids)) if ids.len() == items.len() => {
+            removal_layout(prev_ids, prev_order, ids, layout, prev_to_cur, placed)
+        }
+        _ => false,
+    };
+    // The previous order is read above, before `order` is overwritten.
+    dp::kinetic_lines_in(durations, lines, start, hinted.then_some(layout.as_slice()), kinetic, order);
+    true
+}
+
+/// The leaf layout of [`dp_order_into`]: `layout` lists this plan's item indices (ids `ids`) in
+/// the previous plan's removal order (`prev_order` reversed, over `prev_ids`), then the items
+/// that were not in the previous plan, by index. Always a permutation of `0..ids.len()`.
+/// Returns `false` (layout unusable) unless both id lists increase strictly.
+fn removal_layout(
+    prev_ids: &[u32],
+    prev_order: &[usize],
+    ids: &[u32],
+    layout: &mut Vec<u32>,
+    prev_to_cur: &mut Vec<u32>,
+    placed: &mut Vec<bool>,
+) -> bool {
+    const NONE: u32 = u32::MAX;
+    let increasing = |v: &[u32]| v.windows(2).all(|w| w[0] < w[1]);
+    if !increasing(prev_ids) || !increasing(ids) || ids.len() >= NONE as usize {
+        return false;
+    }
+    // Both lists increase: one merge maps each previous index to this plan's index.
+    prev_to_cur.clear();
+    prev_to_cur.resize(prev_ids.len(), NONE);
+    let mut j = 0;
+    for (i, &id) in prev_ids.iter().enumerate() {
+        while j < ids.len() && ids[j] < id {
+            j += 1;
+        }
+        if j < ids.len() && ids[j] == id {
+            prev_to_cur[i] = j as u32;
+        }
+    }
+    placed.clear();
+    placed.resize(ids.len(), false);
+    layout.clear();
+    for &i in prev_order.iter().rev() {
+        if let Some(&c) = prev_to_cur.get(i) {
+            if c != NONE && !placed[c as usize] {
+                placed[c as usize] = true;
+                layout.push(c);
+            }
+        }
+    }
+    layout.extend((0..ids.len() as u32).filter(|&c| !placed[c as usize]));
+    true
 }
 
 /// The Smith items (work, Smith weight) of `items` for `objective`.
@@ -542,6 +665,59 @@ mod tests {
             prop_assert!((got - best).abs() <= 1e-9 * best.abs().max(1.0), "{}: {} vs best {}", objective, got, best);
             let by_order = value_of_order(objective, &problem, &sol.order);
             prop_assert!((by_order - got).abs() <= 1e-9 * got.abs().max(1.0), "{}: {} vs {}", objective, by_order, got);
+        }
+    }
+
+    proptest! {
+        /// The minimax objectives' path with reused buffers ([`dp_order_into`]) orders exactly as
+        /// [`sequence`], without a previous plan, with a previous plan unrelated to this one
+        /// (indices out of range and repeated included) and with this plan's own order as the
+        /// previous one; one set of buffers serves every call.
+        #[test]
+        fn dp_order_into_equals_sequence(
+            jobs in prop::collection::vec(
+                (1u32..8, 1u32..4, 0u32..30, 1u32..6, prop::option::of(0u32..100), any::<bool>()), 1..80),
+            prev in prop::collection::vec(0u32..90, 0..80),
+            start in 0u32..50,
+            which in 0usize..20,
+        ) {
+            let minimax: Vec<Objective> = Objective::ALL.iter().copied()
+                .filter(|o| matches!(o.method(), Method::BackwardsDp | Method::BackwardGreedy)).collect();
+            let objective = minimax[which % minimax.len()];
+            let items: Vec<FlexItem> = jobs.iter().map(|&(w, weight, a, iso, d, sla)| FlexItem {
+                work: w as f64 * 100.0,
+                min: 0,
+                max: 3,
+                facts: JobFacts {
+                    arrival: a as f64 * 10.0,
+                    weight: weight as f64,
+                    deadline: d.map(|d| d as f64 * 20.0),
+                    sla: if sla { vec![(a as f64 * 10.0 + 500.0, 1.0)] } else { vec![] },
+                    isolated: iso as f64 * 50.0,
+                    tail: (w % 3) as f64 * 7.0,
+                },
+            }).collect();
+            let start = start as f64 * 100.0;
+            let expected = sequence(objective, &FlexProblem { capacity: 3, start, items: items.clone(), precedence: None });
+            let ids: Vec<u32> = (0..items.len() as u32).map(|i| 2 * i + 1).collect();
+            let mut prev_ids = prev.clone();
+            prev_ids.sort_unstable();
+            prev_ids.dedup();
+            let prev_order: Vec<usize> = prev.iter().map(|&x| x as usize).collect();
+            let (mut buffers, mut order) = (DpBuffers::default(), Vec::new());
+            let previous = [
+                None,
+                Some((prev_ids.as_slice(), prev_order.as_slice(), ids.as_slice())),
+                Some((ids.as_slice(), expected.as_slice(), ids.as_slice())),
+            ];
+            for previous in previous {
+                let took = dp_order_into(objective, 3, start, &items, previous, &mut buffers, &mut order);
+                let steps = matches!(objective, Objective::MaxSla | Objective::TotalSla) && jobs.iter().any(|j| j.5);
+                prop_assert_eq!(took, !steps, "{}", objective);
+                if took {
+                    prop_assert_eq!(&order, &expected, "{}", objective);
+                }
+            }
         }
     }
 

@@ -766,14 +766,7 @@ mod tests {
             |(s, js, seed)| {
                 let jobs: Vec<PackJob> = js.iter().map(|&(w, m, mx)| job(w as f64, m, mx)).collect();
                 // A deterministic shuffle of the priority order from the seed.
-                let mut order: Vec<usize> = (0..jobs.len()).collect();
-                let mut x = seed | 1;
-                for i in (1..order.len()).rev() {
-                    x ^= x << 13;
-                    x ^= x >> 7;
-                    x ^= x << 17;
-                    order.swap(i, (x % (i as u64 + 1)) as usize);
-                }
+                let order = crate::flex::testutil::shuffled(jobs.len(), seed);
                 (s, jobs, order)
             },
         )

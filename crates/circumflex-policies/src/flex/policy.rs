@@ -17,7 +17,9 @@ use circumflex_core::policy::{
 use super::metrics::{JobFacts, Method, Objective};
 use super::smith::{SmithItem, SmithOrder};
 
-use super::{pack_items_into, sequence_items, smith_item, FlexItem, FlexSolution, PackBuffers};
+use super::{
+    dp_order_into, pack_items_into, sequence_items, smith_item, DpBuffers, FlexItem, FlexSolution, PackBuffers,
+};
 
 /// What an item depends on besides its job: the pool capacities and the pooling.
 type ItemContext = (u32, u32, PoolMode);
@@ -49,6 +51,11 @@ struct Scratch {
     pack: PackBuffers,
     smith: Vec<SmithItem>,
     raw_ids: Vec<u32>,
+    /// Minimax objectives: the DP's buffers, and per pool the previous plan's item ids and order,
+    /// from which the DP lays out its tournament (speed only: [`dp_order_into`]).
+    dp: DpBuffers,
+    prev_ids: Vec<Vec<u32>>,
+    prev_order: Vec<usize>,
 }
 
 impl FlexPolicy {
@@ -183,10 +190,17 @@ impl Policy for FlexPolicy {
         let context = (cluster.map_slots, cluster.reduce_slots, cluster.mode);
         let mut solved = std::mem::take(&mut self.scratch.solved);
         solved.truncate(pools.len());
+        let minimax = matches!(objective.method(), Method::BackwardsDp | Method::BackwardGreedy);
+        self.scratch.prev_ids.resize_with(pools.len(), Vec::new);
         for (k, &pool) in pools.iter().enumerate() {
+            let prev_ids = &mut self.scratch.prev_ids[k];
+            prev_ids.clear();
             match solved.get_mut(k) {
                 Some((p, ids, _)) => {
                     *p = pool;
+                    if minimax {
+                        prev_ids.extend(ids.iter().map(|id| id.0));
+                    }
                     ids.clear();
                 }
                 None => solved.push((pool, Vec::new(), FlexSolution::default())),
@@ -252,12 +266,21 @@ fn solve_pools<B: Borrow<FlexItem>>(
     scratch: &mut Scratch,
 ) {
     for (k, ((pool, ids, solution), items)) in solved.iter_mut().zip(problems).enumerate() {
+        // The previous plan's order of this pool (over `scratch.prev_ids[k]`) moves aside for the
+        // DP's layout; its buffer becomes the next plan's.
+        std::mem::swap(&mut scratch.prev_order, &mut solution.order);
+        scratch.raw_ids.clear();
+        scratch.raw_ids.extend(ids.iter().map(|id| id.0));
+        let previous =
+            scratch.prev_ids.get(k).map(|p| (p.as_slice(), scratch.prev_order.as_slice(), scratch.raw_ids.as_slice()));
+        if dp_order_into(objective, pool.capacity, start, items, previous, &mut scratch.dp, &mut solution.order) {
+            pack_items_into(pool.capacity, start, items, None, &mut scratch.pack, solution);
+            continue;
+        }
         match kept.as_deref_mut() {
             Some(kept) if objective.method() == Method::Smith => {
                 scratch.smith.clear();
                 scratch.smith.extend(items.iter().map(|it| smith_item(objective, it.borrow())));
-                scratch.raw_ids.clear();
-                scratch.raw_ids.extend(ids.iter().map(|id| id.0));
                 kept[k].order_into(&scratch.raw_ids, &scratch.smith, &mut solution.order);
             }
             _ => solution.order = sequence_items(objective, pool.capacity, start, items, None),
