@@ -493,6 +493,30 @@ mod tests {
         }
     }
 
+    /// The simplex tests' random network on nodes 0-7: source 0, sink 7, a direct arc pair
+    /// `0 → i → 7` per `direct` entry `(capacity (3 = ∞), cost)` (the second of capacity 2, cost 0),
+    /// and the `arcs` `(a, b, capacity (5 = ∞), cost)` between inner nodes `a + 1 → b + 1` (loops
+    /// left out). Returns the network and its arcs as `(from, to, id, capacity)`.
+    fn random_network(
+        direct: &[(u32, u32)],
+        arcs: &[(usize, usize, u32, u32)],
+    ) -> (MinCostFlow, Vec<(usize, usize, usize, f64)>) {
+        let mut net = MinCostFlow::new(8);
+        let mut ids = Vec::new();
+        for (i, &(cap, cost)) in direct.iter().enumerate() {
+            let cap = if cap == 3 { f64::INFINITY } else { f64::from(cap) };
+            ids.push((0, i + 1, net.add_arc(0, i + 1, cap, f64::from(cost)).unwrap(), cap));
+            ids.push((i + 1, 7, net.add_arc(i + 1, 7, 2.0, 0.0).unwrap(), 2.0));
+        }
+        for &(a, b, cap, cost) in arcs {
+            if a != b {
+                let cap = if cap == 5 { f64::INFINITY } else { f64::from(cap) };
+                ids.push((a + 1, b + 1, net.add_arc(a + 1, b + 1, cap, f64::from(cost)).unwrap(), cap));
+            }
+        }
+        (net, ids)
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(512))]
         /// The network simplex method reaches the successive-shortest-path cost on random networks
@@ -505,22 +529,7 @@ mod tests {
             direct in proptest::collection::vec((0u32..4, 0u32..30), 6),
             demand in 1u32..14,
         ) {
-            let build = || {
-                let mut net = MinCostFlow::new(8);
-                let mut ids = Vec::new();
-                for (i, &(cap, cost)) in direct.iter().enumerate() {
-                    let cap = if cap == 3 { f64::INFINITY } else { f64::from(cap) };
-                    ids.push((0, i + 1, net.add_arc(0, i + 1, cap, f64::from(cost)).unwrap(), cap));
-                    ids.push((i + 1, 7, net.add_arc(i + 1, 7, 2.0, 0.0).unwrap(), 2.0));
-                }
-                for &(a, b, cap, cost) in &arcs {
-                    if a != b {
-                        let cap = if cap == 5 { f64::INFINITY } else { f64::from(cap) };
-                        ids.push((a + 1, b + 1, net.add_arc(a + 1, b + 1, cap, f64::from(cost)).unwrap(), cap));
-                    }
-                }
-                (net, ids)
-            };
+            let build = || random_network(&direct, &arcs);
             let demand = f64::from(demand);
             let (mut cold, _) = build();
             let (mut fast, ids) = build();
@@ -565,24 +574,10 @@ mod tests {
             demand in 1u32..14,
             states in proptest::collection::vec(0u8..3, 48),
         ) {
-            let build = || {
-                let mut net = MinCostFlow::new(8);
-                let mut ids = Vec::new();
-                for (i, &(cap, cost)) in direct.iter().enumerate() {
-                    let cap = if cap == 3 { f64::INFINITY } else { f64::from(cap) };
-                    ids.push(net.add_arc(0, i + 1, cap, f64::from(cost)).unwrap());
-                    ids.push(net.add_arc(i + 1, 7, 2.0, 0.0).unwrap());
-                }
-                for &(a, b, cap, cost) in &arcs {
-                    if a != b {
-                        let cap = if cap == 5 { f64::INFINITY } else { f64::from(cap) };
-                        ids.push(net.add_arc(a + 1, b + 1, cap, f64::from(cost)).unwrap());
-                    }
-                }
-                (net, ids)
-            };
+            let build = || random_network(&direct, &arcs);
             let demand = f64::from(demand);
             let (mut cold, ids) = build();
+            let ids: Vec<usize> = ids.iter().map(|&(_, _, id, _)| id).collect();
             let (mut warm, _) = build();
             let (mut paths, _) = build();
             let guess: Vec<ArcState> = (0..ids.len())

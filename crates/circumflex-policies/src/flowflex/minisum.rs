@@ -869,22 +869,8 @@ mod tests {
             let grid_a = geometric_grid(&chains, slots, 1.5).unwrap();
             let (a, prices_a) = minisum_for_planning_warm(&chains, costs, slots, grid_a, &thetas, None).unwrap();
             // B: keep the chains not dropped (at least one), each with its work scaled by `shrink`.
-            let kept: Vec<usize> = (0..chains.len()).filter(|&j| !dropped[j] || j == 0).collect();
-            let chains_b: Vec<PseudoChain> = kept.iter().map(|&j| {
-                let mut c = chains[j].clone();
-                for pj in &mut c.pseudo_jobs {
-                    pj.start *= shrink[j];
-                    pj.end *= shrink[j];
-                    for portion in &mut pj.portions {
-                        portion.work *= shrink[j];
-                    }
-                }
-                c
-            }).collect();
-            let costs_b: Vec<Penalty> = kept.iter().map(|&j| match &costs[j] {
-                Penalty::Linear { slope, origin } => Penalty::Linear { slope: *slope, origin: origin - f64::from(shift) },
-                other => other.clone(),
-            }).collect();
+            let (chains_b, costs_b, kept) = changed_instance(&chains, costs, &shrink, &dropped, shift);
+            let kept: Vec<usize> = kept.iter().map(|&j| j as usize).collect();
             let warm = WarmStart {
                 charged: kept.iter().map(|&j| Some(a.charged[j].clone())).collect(),
                 prices: Prices { chains: kept.iter().map(|&j| prices_a.chains[j]).collect(), ..prices_a.clone() },
@@ -925,8 +911,8 @@ mod tests {
         Ok(())
     }
 
-    /// Instance A, then B (A's chains but the dropped ones, each chain's work scaled, linear costs
-    /// shifted), from the strategy of `warm_start_is_as_good_as_cold`, with chain keys.
+    /// Instance B from A: A's chains but the dropped ones (the first is always kept), each chain's
+    /// work scaled by `shrink`, linear costs shifted by `shift`; with the kept chains' indices.
     fn changed_instance(
         chains: &[PseudoChain],
         costs: &[Penalty],
