@@ -625,6 +625,7 @@ pub fn minisum_for_planning_warm(
     best_rounding(chains, costs, slots, grid, thetas, false, warm.map_or(Solver::Paths, Solver::Warm), None)
 }
 
+#[allow(clippy::too_many_arguments)]
 fn best_rounding(
     chains: &[PseudoChain],
     costs: &[Penalty],
