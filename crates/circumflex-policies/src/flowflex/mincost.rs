@@ -493,6 +493,16 @@ mod tests {
         }
     }
 
+    /// The inputs of [`random_network`] and a demand.
+    #[allow(clippy::type_complexity)]
+    fn arb_network() -> impl Strategy<Value = (Vec<(usize, usize, u32, u32)>, Vec<(u32, u32)>, u32)> {
+        (
+            proptest::collection::vec((0usize..6, 0usize..6, 0u32..6, 0u32..9), 1..30),
+            proptest::collection::vec((0u32..4, 0u32..30), 6),
+            1u32..14,
+        )
+    }
+
     /// The simplex tests' random network on nodes 0-7: source 0, sink 7, a direct arc pair
     /// `0 → i → 7` per `direct` entry `(capacity (3 = ∞), cost)` (the second of capacity 2, cost 0),
     /// and the `arcs` `(a, b, capacity (5 = ∞), cost)` between inner nodes `a + 1 → b + 1` (loops
@@ -524,11 +534,7 @@ mod tests {
         /// certificate (no negative residual cycle), flow conserved and capacities respected; it
         /// reports a demand the network cannot carry, as `solve` does; and it is deterministic.
         #[test]
-        fn simplex_matches_successive_shortest_paths(
-            arcs in proptest::collection::vec((0usize..6, 0usize..6, 0u32..6, 0u32..9), 1..30),
-            direct in proptest::collection::vec((0u32..4, 0u32..30), 6),
-            demand in 1u32..14,
-        ) {
+        fn simplex_matches_successive_shortest_paths((arcs, direct, demand) in arb_network()) {
             let build = || random_network(&direct, &arcs);
             let demand = f64::from(demand);
             let (mut cold, _) = build();
@@ -569,9 +575,7 @@ mod tests {
         /// put the same flow on every arc.
         #[test]
         fn simplex_from_any_basis_is_optimal_and_the_certificate_is_sound(
-            arcs in proptest::collection::vec((0usize..6, 0usize..6, 0u32..6, 0u32..9), 1..30),
-            direct in proptest::collection::vec((0u32..4, 0u32..30), 6),
-            demand in 1u32..14,
+            (arcs, direct, demand) in arb_network(),
             states in proptest::collection::vec(0u8..3, 48),
         ) {
             let build = || random_network(&direct, &arcs);

@@ -802,6 +802,16 @@ mod tests {
         assert!(err.to_string().contains("minisum grid"), "{err}");
     }
 
+    /// The change from instance A to B of [`changed_instance`]: per chain a work scale and whether
+    /// it is dropped, and the shift of linear costs.
+    fn arb_change() -> impl Strategy<Value = (Vec<f64>, Vec<bool>, u32)> {
+        (
+            proptest::collection::vec(0.05f64..1.0, 6),
+            proptest::collection::vec(proptest::bool::weighted(0.2), 6),
+            0u32..4,
+        )
+    }
+
     fn arb_costs(count: usize) -> impl Strategy<Value = Vec<Penalty>> {
         let one = prop_oneof![
             (1u32..=10).prop_map(|w| linear(f64::from(w))),
@@ -861,9 +871,7 @@ mod tests {
         fn warm_start_is_as_good_as_cold(
             (chains, slots) in arb_chains(),
             costs in arb_costs(6),
-            shrink in proptest::collection::vec(0.05f64..1.0, 6),
-            dropped in proptest::collection::vec(proptest::bool::weighted(0.2), 6),
-            shift in 0u32..4,
+            (shrink, dropped, shift) in arb_change(),
         ) {
             let costs = &costs[..chains.len()];
             let thetas = [0.5]; // invariant 8 is stated for θ = ½; the relaxation does not depend on θ
@@ -957,9 +965,7 @@ mod tests {
         fn planning_from_a_basis_is_the_cold_plan(
             (chains, slots) in arb_chains(),
             costs in arb_costs(6),
-            shrink in proptest::collection::vec(0.05f64..1.0, 6),
-            dropped in proptest::collection::vec(proptest::bool::weighted(0.2), 6),
-            shift in 0u32..4,
+            (shrink, dropped, shift) in arb_change(),
             keep_keys in proptest::bool::ANY,
         ) {
             let costs = &costs[..chains.len()];
