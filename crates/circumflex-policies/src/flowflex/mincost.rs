@@ -13,6 +13,8 @@
 
 mod simplex;
 
+pub use simplex::ArcState;
+
 use circumflex_core::error::{Error, Result};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -31,6 +33,10 @@ pub struct MinCostFlow {
     cost: Vec<f64>,
     /// The node prices the last solve ended with (reduced costs `≥ 0` on every residual arc).
     potential: Vec<f64>,
+    /// The basis the last simplex solve ended with ([`MinCostFlow::basis`]).
+    basis: Vec<simplex::ArcState>,
+    /// Pivots of the last simplex solve ([`MinCostFlow::pivots`]).
+    pivots: usize,
 }
 
 impl MinCostFlow {
@@ -79,6 +85,11 @@ impl MinCostFlow {
     /// (empty before any solve): the warm start of a later, similar network.
     pub fn potentials(&self) -> &[f64] {
         &self.potential
+    }
+
+    /// Arcs added so far (ids `0, 2, 4, …`: arc `i` has id `2i`).
+    pub fn arc_count(&self) -> usize {
+        self.head.len() / 2
     }
 
     /// Flow currently on arc `arc` (an id from [`MinCostFlow::add_arc`]).
@@ -482,6 +493,40 @@ mod tests {
         }
     }
 
+    /// The inputs of [`random_network`] and a demand.
+    #[allow(clippy::type_complexity)]
+    fn arb_network() -> impl Strategy<Value = (Vec<(usize, usize, u32, u32)>, Vec<(u32, u32)>, u32)> {
+        (
+            proptest::collection::vec((0usize..6, 0usize..6, 0u32..6, 0u32..9), 1..30),
+            proptest::collection::vec((0u32..4, 0u32..30), 6),
+            1u32..14,
+        )
+    }
+
+    /// The simplex tests' random network on nodes 0-7: source 0, sink 7, a direct arc pair
+    /// `0 → i → 7` per `direct` entry `(capacity (3 = ∞), cost)` (the second of capacity 2, cost 0),
+    /// and the `arcs` `(a, b, capacity (5 = ∞), cost)` between inner nodes `a + 1 → b + 1` (loops
+    /// left out). Returns the network and its arcs as `(from, to, id, capacity)`.
+    fn random_network(
+        direct: &[(u32, u32)],
+        arcs: &[(usize, usize, u32, u32)],
+    ) -> (MinCostFlow, Vec<(usize, usize, usize, f64)>) {
+        let mut net = MinCostFlow::new(8);
+        let mut ids = Vec::new();
+        for (i, &(cap, cost)) in direct.iter().enumerate() {
+            let cap = if cap == 3 { f64::INFINITY } else { f64::from(cap) };
+            ids.push((0, i + 1, net.add_arc(0, i + 1, cap, f64::from(cost)).unwrap(), cap));
+            ids.push((i + 1, 7, net.add_arc(i + 1, 7, 2.0, 0.0).unwrap(), 2.0));
+        }
+        for &(a, b, cap, cost) in arcs {
+            if a != b {
+                let cap = if cap == 5 { f64::INFINITY } else { f64::from(cap) };
+                ids.push((a + 1, b + 1, net.add_arc(a + 1, b + 1, cap, f64::from(cost)).unwrap(), cap));
+            }
+        }
+        (net, ids)
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(512))]
         /// The network simplex method reaches the successive-shortest-path cost on random networks
@@ -489,27 +534,8 @@ mod tests {
         /// certificate (no negative residual cycle), flow conserved and capacities respected; it
         /// reports a demand the network cannot carry, as `solve` does; and it is deterministic.
         #[test]
-        fn simplex_matches_successive_shortest_paths(
-            arcs in proptest::collection::vec((0usize..6, 0usize..6, 0u32..6, 0u32..9), 1..30),
-            direct in proptest::collection::vec((0u32..4, 0u32..30), 6),
-            demand in 1u32..14,
-        ) {
-            let build = || {
-                let mut net = MinCostFlow::new(8);
-                let mut ids = Vec::new();
-                for (i, &(cap, cost)) in direct.iter().enumerate() {
-                    let cap = if cap == 3 { f64::INFINITY } else { f64::from(cap) };
-                    ids.push((0, i + 1, net.add_arc(0, i + 1, cap, f64::from(cost)).unwrap(), cap));
-                    ids.push((i + 1, 7, net.add_arc(i + 1, 7, 2.0, 0.0).unwrap(), 2.0));
-                }
-                for &(a, b, cap, cost) in &arcs {
-                    if a != b {
-                        let cap = if cap == 5 { f64::INFINITY } else { f64::from(cap) };
-                        ids.push((a + 1, b + 1, net.add_arc(a + 1, b + 1, cap, f64::from(cost)).unwrap(), cap));
-                    }
-                }
-                (net, ids)
-            };
+        fn simplex_matches_successive_shortest_paths((arcs, direct, demand) in arb_network()) {
+            let build = || random_network(&direct, &arcs);
             let demand = f64::from(demand);
             let (mut cold, _) = build();
             let (mut fast, ids) = build();
@@ -538,6 +564,77 @@ mod tests {
                 (want, got) => prop_assert!(false, "ssp {:?} simplex {:?}", want, got),
             }
         }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(512))]
+        /// The simplex started from any guessed basis (random states per arc, as a warm start from
+        /// another network's basis would give) reaches the cold cost, or fails only where the cold
+        /// solve fails or on its pivot budget; and its certificate is sound: where it says the
+        /// flow on every arc is every optimum's, the cold simplex and successive shortest paths
+        /// put the same flow on every arc.
+        #[test]
+        fn simplex_from_any_basis_is_optimal_and_the_certificate_is_sound(
+            (arcs, direct, demand) in arb_network(),
+            states in proptest::collection::vec(0u8..3, 48),
+        ) {
+            let build = || random_network(&direct, &arcs);
+            let demand = f64::from(demand);
+            let (mut cold, ids) = build();
+            let ids: Vec<usize> = ids.iter().map(|&(_, _, id, _)| id).collect();
+            let (mut warm, _) = build();
+            let (mut paths, _) = build();
+            let guess: Vec<ArcState> = (0..ids.len())
+                .map(|i| [ArcState::Lower, ArcState::Upper, ArcState::Tree][usize::from(states[i % states.len()])])
+                .collect();
+            let want = cold.solve_simplex(0, 7, demand);
+            match (&want, warm.solve_simplex_from(0, 7, demand, &guess, |_, _| true)) {
+                (Ok(want), Ok((got, unique))) => {
+                    prop_assert!((want - got).abs() <= 1e-9 * want.max(1.0), "cold {} warm {}", want, got);
+                    prop_assert!(!warm.has_negative_residual_cycle());
+                    prop_assert_eq!(warm.basis().len(), ids.len());
+                    if unique {
+                        paths.solve(0, 7, demand).unwrap();
+                        for &id in &ids {
+                            prop_assert!((paths.flow_on(id) - warm.flow_on(id)).abs() < 1e-9, "arc {}", id);
+                            prop_assert!((cold.flow_on(id) - warm.flow_on(id)).abs() < 1e-9, "arc {}", id);
+                        }
+                    }
+                }
+                (Err(_), Err(_)) => {}
+                (Ok(_), Err(e)) => prop_assert!(e.to_string().contains("pivots"), "{}", e),
+                (Err(e), Ok(_)) => prop_assert!(false, "cold failed ({}) where warm did not", e),
+            }
+        }
+    }
+
+    /// Two equal parallel routes: the optimum is not unique and the certificate says so; with one
+    /// route cheaper it is. Re-solved from its own final basis, the simplex keeps the flow (at most
+    /// one pivot: a node the cold tree held by a degenerate artificial arc hangs from the root again).
+    #[test]
+    fn certificate_sees_ties_and_a_warm_start_from_the_optimum_keeps_it() {
+        let build = |second: f64| {
+            let mut net = MinCostFlow::new(4);
+            net.add_arc(0, 1, f64::INFINITY, 0.0).unwrap();
+            net.add_arc(1, 2, f64::INFINITY, 1.0).unwrap();
+            net.add_arc(1, 3, 2.0, second).unwrap();
+            net.add_arc(2, 3, f64::INFINITY, 0.0).unwrap();
+            net
+        };
+        for (second, unique) in [(1.0, false), (0.5, true)] {
+            let mut cold = build(second);
+            cold.solve_simplex(0, 3, 1.0).unwrap();
+            let basis = cold.basis().to_vec();
+            let mut again = build(second);
+            let (cost, certified) = again.solve_simplex_from(0, 3, 1.0, &basis, |_, _| true).unwrap();
+            assert_eq!((cost, certified), (second, unique));
+            assert!(again.pivots() <= 1, "{} pivots", again.pivots());
+            assert!(again.solve_simplex_from(0, 3, 1.0, &basis[1..], |_, _| true).is_err());
+        }
+        let mut strict = build(0.5);
+        let (_, certified) = strict.solve_simplex_from(0, 3, 1.0, &[ArcState::Lower; 4], |_, _| true).unwrap();
+        assert!(certified);
+        assert_eq!(strict.flow_on(4), 1.0);
     }
 
     /// Started from its own optimum (flows and prices), a warm solve makes no augmentation and keeps

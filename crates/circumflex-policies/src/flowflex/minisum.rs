@@ -31,11 +31,13 @@
 //! - **Two solvers.** The reproduction's functions use successive shortest paths
 //!   ([`MinCostFlow::solve`]); epoch re-planning ([`minisum_for_planning`]) uses the network simplex
 //!   method ([`MinCostFlow::solve_simplex`]), several times faster on the engine's networks (issue 20,
-//!   `docs/performance.md`). Both are exact; they may break cost ties differently.
+//!   `docs/performance.md`). Both are exact; they may break cost ties differently. The engine
+//!   policy warm-starts the simplex from its last basis ([`minisum_for_planning_from`]) and keeps
+//!   the warm optimum only where a certificate shows it rounds like the cold simplex's.
 
 use super::chain::PseudoChain;
 use super::greedy::{chain_lower_bound, deadline_order, schedule_in_deadline_order, DeadlineSchedule};
-use super::mincost::MinCostFlow;
+use super::mincost::{ArcState, MinCostFlow};
 use crate::flex::metrics::Penalty;
 use circumflex_core::error::{Error, Result};
 
@@ -283,19 +285,32 @@ enum Solver<'a> {
     Simplex,
 }
 
-/// Builds and solves Fig. 6's network on `grid` with per-(chain, interval) costs from `charge`;
-/// returns the cost and, per chain, the arcs `(interval, arc id)` with the network. With `warm`, the
-/// solve starts from that solution ([`MinCostFlow::solve_warm`]; same optimal cost).
-fn solve_network(
-    chains: &[PseudoChain],
+/// Fig. 6's network on a grid, built and not yet solved, with its arcs by role.
+struct Network {
+    net: MinCostFlow,
+    source: usize,
+    sink: usize,
+    demand: f64,
+    /// Per chain, its arcs `(interval, arc id)`.
+    arcs: Vec<Vec<(usize, usize)>>,
+    /// Per chain, its arc from the source.
+    source_arcs: Vec<usize>,
+    /// Per interval, its capacity and its arc to the sink.
+    capacities: Vec<f64>,
+    sink_arcs: Vec<usize>,
+    /// Per interval but the last, the arc from the next interval down to it.
+    down_arcs: Vec<usize>,
+}
+
+/// Builds Fig. 6's network on `grid` with per-(chain, interval) costs from `charge`.
+fn build_network(
     q: &[f64],
     volumes: &[f64],
     slots: u32,
     grid: &[f64],
-    charge: impl Fn(usize, usize) -> f64,
-    solver: Solver<'_>,
-) -> Result<SolvedNetwork> {
-    let (m, intervals) = (chains.len(), grid.len());
+    charge: &impl Fn(usize, usize) -> f64,
+) -> Result<Network> {
+    let (m, intervals) = (volumes.len(), grid.len());
     // Nodes: 0 = r, 1..=m = a_j, m+1..=m+K = b_k, m+K+1 = r'.
     let (source, sink) = (0, m + intervals + 1);
     let interval_node = |k: usize| m + 1 + k;
@@ -325,6 +340,24 @@ fn solve_network(
         previous = end;
     }
     let demand = volumes.iter().sum();
+    Ok(Network { net, source, sink, demand, arcs, source_arcs, capacities, sink_arcs, down_arcs })
+}
+
+/// Builds and solves Fig. 6's network on `grid` with per-(chain, interval) costs from `charge`;
+/// returns the cost and, per chain, the arcs `(interval, arc id)` with the network. With `warm`, the
+/// solve starts from that solution ([`MinCostFlow::solve_warm`]; same optimal cost).
+fn solve_network(
+    chains: &[PseudoChain],
+    q: &[f64],
+    volumes: &[f64],
+    slots: u32,
+    grid: &[f64],
+    charge: impl Fn(usize, usize) -> f64,
+    solver: Solver<'_>,
+) -> Result<SolvedNetwork> {
+    let (m, intervals) = (chains.len(), grid.len());
+    let Network { mut net, source, sink, demand, arcs, source_arcs, capacities, sink_arcs, down_arcs } =
+        build_network(q, volumes, slots, grid, &charge)?;
     let cost = match solver {
         Solver::Simplex => net.solve_simplex(source, sink, demand)?,
         Solver::Paths => net.solve(source, sink, demand)?,
@@ -340,6 +373,159 @@ fn solve_network(
         }
     };
     Ok((cost, net, arcs))
+}
+
+/// The simplex basis the last epoch-planning solve of a pool ended with, by role (source arc and
+/// chain arcs per chain key, sink and down arcs per interval index): the warm start of the next
+/// plan's network ([`minisum_for_planning_from`]). A scratch: no schedule depends on what it holds
+/// (a warm start's optimum is used only when certified to be the cold solve's), only how fast it
+/// comes.
+#[derive(Clone, Debug, Default)]
+pub struct PlanningBasis {
+    /// The chain keys of the last network with their chain index, sorted.
+    keys: Vec<(u64, usize)>,
+    /// Per chain, its source arc's state.
+    source: Vec<ArcState>,
+    /// Per chain and interval index (`chain · intervals + k`), its chain arc's state (`Lower` where none).
+    chain: Vec<ArcState>,
+    /// Per interval index, its sink arc's state.
+    sink: Vec<ArcState>,
+    /// Per interval index but the last, its down arc's state.
+    down: Vec<ArcState>,
+    /// Solves warm-started and certified (the cold solve's charges), warm-started and then solved
+    /// cold (not certified, or the warm start failed), and cold without a basis.
+    pub counts: [u64; 3],
+}
+
+impl PlanningBasis {
+    /// The new network's arc states guessed from the recorded basis; `None` without one.
+    fn start_for(&self, network: &Network, keys: &[u64]) -> Option<Vec<ArcState>> {
+        if self.sink.is_empty() {
+            return None;
+        }
+        let intervals = self.sink.len();
+        let mut states = vec![ArcState::Lower; network.net.arc_count()];
+        for (j, key) in keys.iter().enumerate().take(network.arcs.len()) {
+            let Ok(i) = self.keys.binary_search_by_key(key, |&(k, _)| k) else { continue };
+            let old = self.keys[i].1;
+            states[network.source_arcs[j] / 2] = self.source[old];
+            for &(k, arc) in network.arcs[j].iter().filter(|(k, _)| *k < intervals) {
+                states[arc / 2] = self.chain[old * intervals + k];
+            }
+        }
+        for (k, &arc) in network.sink_arcs.iter().enumerate().take(intervals) {
+            states[arc / 2] = self.sink[k];
+        }
+        for (k, &arc) in network.down_arcs.iter().enumerate().take(self.down.len()) {
+            states[arc / 2] = self.down[k];
+        }
+        Some(states)
+    }
+
+    /// Records the basis a simplex solve of `network` ended with (forgets it if there is none).
+    fn record(&mut self, network: &Network, keys: &[u64]) {
+        let basis = network.net.basis();
+        let (m, intervals) = (network.arcs.len(), network.sink_arcs.len());
+        if basis.len() != network.net.arc_count() || keys.len() != m {
+            self.sink.clear();
+            return;
+        }
+        let state = |arc: usize| basis[arc / 2];
+        self.keys.clear();
+        self.keys.extend(keys.iter().enumerate().map(|(j, &k)| (k, j)));
+        self.keys.sort_unstable();
+        self.source.clear();
+        self.source.extend(network.source_arcs.iter().map(|&a| state(a)));
+        self.chain.clear();
+        self.chain.resize(m * intervals, ArcState::Lower);
+        for (j, chain_arcs) in network.arcs.iter().enumerate() {
+            for &(k, arc) in chain_arcs {
+                self.chain[j * intervals + k] = state(arc);
+            }
+        }
+        self.sink.clear();
+        self.sink.extend(network.sink_arcs.iter().map(|&a| state(a)));
+        self.down.clear();
+        self.down.extend(network.down_arcs.iter().map(|&a| state(a)));
+    }
+}
+
+/// The deadline rule of Fig. 6's rounding ([`best_rounding`]): the first interval where a
+/// positive charge brings the cumulative charge to `θ·V` (within the float slack), else `None`.
+/// Also returns the cumulative charge before that interval and at it.
+fn rounding_interval(charges: impl Iterator<Item = (usize, f64)>, threshold: f64) -> Option<(usize, f64, f64)> {
+    let mut cumulative = 0.0;
+    for (k, f) in charges {
+        let before = cumulative;
+        cumulative += f;
+        if f > 0.0 && cumulative >= threshold {
+            return Some((k, before, cumulative));
+        }
+    }
+    None
+}
+
+/// Whether every rounding fraction gives every chain the same deadline for any charges within
+/// `delta` of the network's (in total per chain): the cumulative charge must cross `θ·V_j` by more
+/// than `delta` at the deadline and stay more than `delta` below it before.
+fn rounding_is_robust(network: &Network, volumes: &[f64], thetas: &[f64], delta: f64) -> bool {
+    network.arcs.iter().zip(volumes).all(|(chain_arcs, &volume)| {
+        thetas.iter().all(|&theta| {
+            let threshold = theta * volume * (1.0 - FLOAT_SLACK);
+            let charges = chain_arcs.iter().map(|&(k, arc)| (k, network.net.flow_on(arc)));
+            rounding_interval(charges, threshold)
+                .is_some_and(|(_, before, at)| before < threshold - delta && at >= threshold + delta)
+        })
+    })
+}
+
+/// Solves Fig. 6's network for epoch planning: warm-started from `basis` when it holds one, and
+/// the warm optimum kept only if it is certified to round like the cold simplex's: every optimum
+/// charges the chains alike ([`MinCostFlow::solve_simplex_from`]'s certificate over the chain
+/// arcs), and every fraction in `thetas` puts each chain's deadline where its cumulative charge
+/// crosses `θ·V_j` by more than `δ = 1e-9·demand` ([`rounding_is_robust`]), far above the rounding
+/// in which the two solves' sums may differ, so the cold simplex's charges give the same deadlines,
+/// hence the same schedule. Otherwise (and without a basis) the cold simplex runs on a network
+/// built anew. Records the final basis in `basis`.
+#[allow(clippy::too_many_arguments)]
+fn solve_planning_network(
+    q: &[f64],
+    volumes: &[f64],
+    slots: u32,
+    grid: &[f64],
+    charge: &impl Fn(usize, usize) -> f64,
+    thetas: &[f64],
+    keys: &[u64],
+    basis: &mut PlanningBasis,
+) -> Result<SolvedNetwork> {
+    let m = volumes.len();
+    let mut network = build_network(q, volumes, slots, grid, charge)?;
+    let mut cost = None;
+    if let Some(start) = basis.start_for(&network, keys) {
+        let delta = 1e-9 * network.demand.max(1.0);
+        let Network { net, source, sink, demand, .. } = &mut network;
+        let chain_arc = |from: usize, _| (1..=m).contains(&from);
+        match net.solve_simplex_from(*source, *sink, *demand, &start, chain_arc) {
+            Ok((c, true)) if rounding_is_robust(&network, volumes, thetas, delta) => {
+                cost = Some(c);
+                basis.counts[0] += 1;
+            }
+            _ => basis.counts[1] += 1,
+        }
+    } else {
+        basis.counts[2] += 1;
+    }
+    let cost = match cost {
+        Some(c) => c,
+        None => {
+            // The cold solve reads capacities from the residuals: start from a network built anew.
+            network = build_network(q, volumes, slots, grid, charge)?;
+            let Network { net, source, sink, demand, .. } = &mut network;
+            net.solve_simplex(*source, *sink, *demand)?
+        }
+    };
+    basis.record(&network, keys);
+    Ok((cost, network.net, network.arcs))
 }
 
 /// The prices of a network `solve_network` solved, by role.
@@ -375,7 +561,7 @@ pub fn minisum_best_rounding(
     grid: Vec<f64>,
     thetas: &[f64],
 ) -> Result<MinisumSchedule> {
-    best_rounding(chains, costs, slots, grid, thetas, true, Solver::Paths).map(|(out, _)| out)
+    best_rounding(chains, costs, slots, grid, thetas, true, Solver::Paths, None).map(|(out, _)| out)
 }
 
 /// [`minisum_best_rounding`] without the certified bound's second solve (epoch re-planning needs
@@ -391,7 +577,29 @@ pub fn minisum_for_planning(
     grid: Vec<f64>,
     thetas: &[f64],
 ) -> Result<MinisumSchedule> {
-    best_rounding(chains, costs, slots, grid, thetas, false, Solver::Simplex).map(|(out, _)| out)
+    best_rounding(chains, costs, slots, grid, thetas, false, Solver::Simplex, None).map(|(out, _)| out)
+}
+
+/// [`minisum_for_planning`] warm-started from the basis the last call with the same `basis` ended
+/// with (a scratch the caller keeps, e.g. per pool; `keys` name the chains across calls, one per
+/// chain, such as a hash of the flow id: a chain's arcs start in the state its key's had). Exactly
+/// [`minisum_for_planning`]'s schedule: the warm optimum is used only when the certificate
+/// [`MinCostFlow::unique_on`] shows that every optimum charges the chains alike, so the cold
+/// simplex's charges are the same (up to float rounding in the last bits: the charges are sums
+/// taken in another order, and a deadline could move only if a chain's cumulative charge fell
+/// within that rounding of `θ·V_j` on the `1e-12`-relative slack's edge); otherwise the cold
+/// simplex runs. The property test `planning_from_a_basis_is_the_cold_plan` pins it. A wrong or
+/// missing key costs only speed.
+pub fn minisum_for_planning_from(
+    chains: &[PseudoChain],
+    costs: &[Penalty],
+    slots: u32,
+    grid: Vec<f64>,
+    thetas: &[f64],
+    keys: &[u64],
+    basis: &mut PlanningBasis,
+) -> Result<MinisumSchedule> {
+    best_rounding(chains, costs, slots, grid, thetas, false, Solver::Simplex, Some((keys, basis))).map(|(out, _)| out)
 }
 
 /// Fig. 6 without the certified bound, warm-started from an earlier solution by successive shortest
@@ -414,9 +622,10 @@ pub fn minisum_for_planning_warm(
     thetas: &[f64],
     warm: Option<&WarmStart>,
 ) -> Result<(MinisumSchedule, Prices)> {
-    best_rounding(chains, costs, slots, grid, thetas, false, warm.map_or(Solver::Paths, Solver::Warm))
+    best_rounding(chains, costs, slots, grid, thetas, false, warm.map_or(Solver::Paths, Solver::Warm), None)
 }
 
+#[allow(clippy::too_many_arguments)]
 fn best_rounding(
     chains: &[PseudoChain],
     costs: &[Penalty],
@@ -425,6 +634,7 @@ fn best_rounding(
     thetas: &[f64],
     certify: bool,
     solver: Solver<'_>,
+    planning: Option<(&[u64], &mut PlanningBasis)>,
 ) -> Result<(MinisumSchedule, Prices)> {
     check_inputs(chains, costs)?;
     if let Some(theta) = thetas.iter().find(|t| !(**t > 0.0 && **t < 1.0)).or(thetas.is_empty().then_some(&0.0)) {
@@ -443,9 +653,13 @@ fn best_rounding(
     let volumes: Vec<f64> = chains.iter().map(PseudoChain::volume).collect();
     let charge = |j: usize, k: usize| costs[j].eval(grid[k]);
     // A failed warm start or simplex (an iteration budget) falls back to successive shortest paths.
-    let (relaxation_cost, net, arcs) = match solver {
-        Solver::Paths => solve_network(chains, &q, &volumes, slots, &grid, charge, Solver::Paths)?,
-        _ => solve_network(chains, &q, &volumes, slots, &grid, charge, solver)
+    let (relaxation_cost, net, arcs) = match (solver, planning) {
+        (Solver::Simplex, Some((keys, basis))) => {
+            solve_planning_network(&q, &volumes, slots, &grid, &charge, thetas, keys, basis)
+                .or_else(|_| solve_network(chains, &q, &volumes, slots, &grid, charge, Solver::Paths))?
+        }
+        (Solver::Paths, _) => solve_network(chains, &q, &volumes, slots, &grid, charge, Solver::Paths)?,
+        (solver, _) => solve_network(chains, &q, &volumes, slots, &grid, charge, solver)
             .or_else(|_| solve_network(chains, &q, &volumes, slots, &grid, charge, Solver::Paths))?,
     };
     let prices = network_prices(&net, m, grid.len());
@@ -476,14 +690,8 @@ fn best_rounding(
     for &theta in thetas {
         let deadlines: Vec<f64> = (0..m)
             .map(|j| {
-                let mut cumulative = 0.0;
-                for (k, &f) in charged[j].iter().enumerate() {
-                    cumulative += f;
-                    if f > 0.0 && cumulative >= theta * volumes[j] * (1.0 - FLOAT_SLACK) {
-                        return grid[k];
-                    }
-                }
-                horizon
+                let charges = charged[j].iter().copied().enumerate();
+                rounding_interval(charges, theta * volumes[j] * (1.0 - FLOAT_SLACK)).map_or(horizon, |(k, ..)| grid[k])
             })
             .collect();
         // The greedy's schedule is a function of the order the deadlines give: a fraction whose
@@ -594,6 +802,16 @@ mod tests {
         assert!(err.to_string().contains("minisum grid"), "{err}");
     }
 
+    /// The change from instance A to B of [`changed_instance`]: per chain a work scale and whether
+    /// it is dropped, and the shift of linear costs.
+    fn arb_change() -> impl Strategy<Value = (Vec<f64>, Vec<bool>, u32)> {
+        (
+            proptest::collection::vec(0.05f64..1.0, 6),
+            proptest::collection::vec(proptest::bool::weighted(0.2), 6),
+            0u32..4,
+        )
+    }
+
     fn arb_costs(count: usize) -> impl Strategy<Value = Vec<Penalty>> {
         let one = prop_oneof![
             (1u32..=10).prop_map(|w| linear(f64::from(w))),
@@ -653,31 +871,15 @@ mod tests {
         fn warm_start_is_as_good_as_cold(
             (chains, slots) in arb_chains(),
             costs in arb_costs(6),
-            shrink in proptest::collection::vec(0.05f64..1.0, 6),
-            dropped in proptest::collection::vec(proptest::bool::weighted(0.2), 6),
-            shift in 0u32..4,
+            (shrink, dropped, shift) in arb_change(),
         ) {
             let costs = &costs[..chains.len()];
             let thetas = [0.5]; // invariant 8 is stated for θ = ½; the relaxation does not depend on θ
             let grid_a = geometric_grid(&chains, slots, 1.5).unwrap();
             let (a, prices_a) = minisum_for_planning_warm(&chains, costs, slots, grid_a, &thetas, None).unwrap();
             // B: keep the chains not dropped (at least one), each with its work scaled by `shrink`.
-            let kept: Vec<usize> = (0..chains.len()).filter(|&j| !dropped[j] || j == 0).collect();
-            let chains_b: Vec<PseudoChain> = kept.iter().map(|&j| {
-                let mut c = chains[j].clone();
-                for pj in &mut c.pseudo_jobs {
-                    pj.start *= shrink[j];
-                    pj.end *= shrink[j];
-                    for portion in &mut pj.portions {
-                        portion.work *= shrink[j];
-                    }
-                }
-                c
-            }).collect();
-            let costs_b: Vec<Penalty> = kept.iter().map(|&j| match &costs[j] {
-                Penalty::Linear { slope, origin } => Penalty::Linear { slope: *slope, origin: origin - f64::from(shift) },
-                other => other.clone(),
-            }).collect();
+            let (chains_b, costs_b, kept) = changed_instance(&chains, costs, &shrink, &dropped, shift);
+            let kept: Vec<usize> = kept.iter().map(|&j| j as usize).collect();
             let warm = WarmStart {
                 charged: kept.iter().map(|&j| Some(a.charged[j].clone())).collect(),
                 prices: Prices { chains: kept.iter().map(|&j| prices_a.chains[j]).collect(), ..prices_a.clone() },
@@ -697,6 +899,118 @@ mod tests {
                 prop_assert!((x - y).abs() <= 1e-9 * x.abs().max(1.0), "{:?} {:?}", same.charged, hot.charged);
             }
             check_invariant_8(&chains_b, &costs_b, slots, &same)?;
+        }
+    }
+
+    /// A planning result warm-started from a basis against the cold one: the same schedule, bit for
+    /// bit, and the same charges (up to rounding).
+    fn same_plan(warm: &MinisumSchedule, cold: &MinisumSchedule) -> std::result::Result<(), TestCaseError> {
+        prop_assert_eq!(&warm.grid, &cold.grid);
+        prop_assert_eq!(warm.theta, cold.theta);
+        prop_assert_eq!(&warm.deadlines, &cold.deadlines);
+        prop_assert_eq!(&warm.schedule, &cold.schedule);
+        prop_assert_eq!(warm.objective, cold.objective);
+        prop_assert_eq!(warm.lower_bound, cold.lower_bound);
+        prop_assert!((warm.relaxation_cost - cold.relaxation_cost).abs() <= 1e-9 * cold.relaxation_cost.abs().max(1.0));
+        for (w, c) in warm.charged.iter().zip(&cold.charged) {
+            for (x, y) in w.iter().zip(c) {
+                prop_assert!((x - y).abs() <= 1e-9 * y.abs().max(1.0), "charged {:?} against {:?}", w, c);
+            }
+        }
+        Ok(())
+    }
+
+    /// Instance B from A: A's chains but the dropped ones (the first is always kept), each chain's
+    /// work scaled by `shrink`, linear costs shifted by `shift`; with the kept chains' indices.
+    fn changed_instance(
+        chains: &[PseudoChain],
+        costs: &[Penalty],
+        shrink: &[f64],
+        dropped: &[bool],
+        shift: u32,
+    ) -> (Vec<PseudoChain>, Vec<Penalty>, Vec<u64>) {
+        let kept: Vec<usize> = (0..chains.len()).filter(|&j| !dropped[j] || j == 0).collect();
+        let chains_b = kept
+            .iter()
+            .map(|&j| {
+                let mut c = chains[j].clone();
+                for pj in &mut c.pseudo_jobs {
+                    pj.start *= shrink[j];
+                    pj.end *= shrink[j];
+                    for portion in &mut pj.portions {
+                        portion.work *= shrink[j];
+                    }
+                }
+                c
+            })
+            .collect();
+        let costs_b = kept
+            .iter()
+            .map(|&j| match &costs[j] {
+                Penalty::Linear { slope, origin } => {
+                    Penalty::Linear { slope: *slope, origin: origin - f64::from(shift) }
+                }
+                other => other.clone(),
+            })
+            .collect();
+        (chains_b, costs_b, kept.iter().map(|&j| j as u64).collect())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+        /// Epoch planning warm-started from the last solve's basis gives exactly the cold plan:
+        /// A cold (no basis), B from A's basis, A from B's, B from A's again (the same basis twice
+        /// in a row for B's second solve's own basis), each compared with `minisum_for_planning`.
+        #[test]
+        fn planning_from_a_basis_is_the_cold_plan(
+            (chains, slots) in arb_chains(),
+            costs in arb_costs(6),
+            (shrink, dropped, shift) in arb_change(),
+            keep_keys in proptest::bool::ANY,
+        ) {
+            let costs = &costs[..chains.len()];
+            let thetas = [0.3, 0.5, 0.7];
+            let keys_a: Vec<u64> = (0..chains.len() as u64).collect();
+            let (chains_b, costs_b, keys_b) = changed_instance(&chains, costs, &shrink, &dropped, shift);
+            // Without stable keys the warm start is only a worse guess: still the cold plan.
+            let keys_b = if keep_keys { keys_b } else { keys_b.iter().map(|k| k + 100).collect() };
+            let mut basis = PlanningBasis::default();
+            let sequence = [(&chains[..], costs, &keys_a), (&chains_b[..], &costs_b[..], &keys_b), (&chains[..], costs, &keys_a), (&chains_b[..], &costs_b[..], &keys_b), (&chains_b[..], &costs_b[..], &keys_b)];
+            for (c, w, keys) in sequence {
+                let grid = geometric_grid(c, slots, 1.5).unwrap();
+                let cold = minisum_for_planning(c, w, slots, grid.clone(), &thetas).unwrap();
+                let warm = minisum_for_planning_from(c, w, slots, grid, &thetas, keys, &mut basis).unwrap();
+                same_plan(&warm, &cold)?;
+            }
+            prop_assert_eq!(basis.counts.iter().sum::<u64>(), 5);
+            prop_assert_eq!(basis.counts[2], 1);
+        }
+    }
+
+    /// Chains of distinct sizes and weights have one optimal relaxation: planned again from its own
+    /// basis, the warm start is certified and used; two identical chains tie, and the certificate
+    /// sends the solve to the cold simplex. Both give the cold plan.
+    #[test]
+    fn a_certified_warm_start_is_used_and_a_tie_solves_cold() {
+        let thetas = [0.3, 0.5, 0.7];
+        let distinct = [chain(&[(3.0, 1)]), chain(&[(5.0, 2)]), chain(&[(8.0, 1)])];
+        let costs = [linear(1.0), linear(3.0), linear(2.0)];
+        let tied = [chain(&[(4.0, 1)]), chain(&[(4.0, 1)])];
+        let tied_costs = [linear(1.0), linear(1.0)];
+        // On one slot the tied chains cannot both be charged by T = 5: how the later charge is
+        // split between them is free.
+        for (chains, costs, slots, certified) in [(&distinct[..], &costs[..], 2, 1), (&tied[..], &tied_costs[..], 1, 0)]
+        {
+            let keys: Vec<u64> = (0..chains.len() as u64).collect();
+            let mut basis = PlanningBasis::default();
+            let grid = geometric_grid(chains, slots, 1.5).unwrap();
+            let cold = minisum_for_planning(chains, costs, slots, grid.clone(), &thetas).unwrap();
+            for _ in 0..2 {
+                let warm =
+                    minisum_for_planning_from(chains, costs, slots, grid.clone(), &thetas, &keys, &mut basis).unwrap();
+                assert_eq!((&warm.deadlines, &warm.schedule), (&cold.deadlines, &cold.schedule));
+            }
+            assert_eq!(basis.counts, [certified, 1 - certified, 1], "{chains:?}");
         }
     }
 

@@ -35,12 +35,16 @@
 //!   of flows) keeping the best of `θ ∈ {0.3, 0.5, 0.7}`; minimax ones run Fig. 8 to a relative tolerance of 1e-3. If a flow's
 //!   adjacency has a cycle, its edges are ignored (its jobs become singleton flows) rather than
 //!   failing the plan; if the solver fails, flows are list-scheduled by their lower bound `Q_j`.
-//!   The minisum relaxation is solved cold at every plan by the network simplex method
-//!   ([`super::minisum::minisum_for_planning`]). **Decision (issue 20):** no warm start from the
-//!   previous plan's flow; the cold simplex is faster than the warm successive-shortest-path repair
-//!   on the engine's networks, and it keeps every plan a function of its snapshot (and of the ended
-//!   jobs the policy was told of): a warm start could pick another optimum among equal-cost ones
-//!   depending on the history of plans. What the policy keeps between plans is exact: the flow views
+//!   The minisum relaxation is solved by the network simplex method, warm-started from the basis
+//!   the pool's last solve ended with ([`super::minisum::minisum_for_planning_from`]; flows are
+//!   named across plans by a hash of their id). **Decision (issue 20):** a warm optimum is used only
+//!   when it is certified to round like the cold simplex's (every optimum charges the flows within a
+//!   tiny `δ` of it, and every deadline's crossing of `θ·V` is farther than `δ`: `minisum` module);
+//!   otherwise the cold simplex runs. So every plan stays a function of its snapshot (and of the
+//!   ended jobs the policy was told of), as with the cold solve alone; the kept basis (`PoolSolve`)
+//!   is a scratch that changes only how fast a plan comes. (An earlier warm successive-shortest-path
+//!   repair had no such certificate and could pick another optimum among equal-cost ones depending
+//!   on the history of plans.) What the policy also keeps between plans is exact: the flow views
 //!   (nodes, edges, the reported [`Plan::flows`] entry), reused while a flow's live jobs and history
 //!   are unchanged; and per pool the last Stages 1-3 input (every flow's jobs, edges and cost) and
 //!   schedule, reused when the next plan's input is the same bit for bit (`PoolSolve`). For that,
@@ -57,9 +61,11 @@
 //!   in Stage 2 priority order and records them in [`Plan::flows`].
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
 use super::flow::{Flow, FlowJob};
+use super::minisum::PlanningBasis;
 use super::Instance;
 use crate::flex::metrics::{Aggregate, JobFacts, Objective, Penalty};
 use circumflex_core::config::EngineConfig;
@@ -520,10 +526,17 @@ fn validated(specs: &[FlowSpec], capacity: u32) -> Vec<Flow> {
 /// Stage 2 flow order.
 type PoolSchedule = (Vec<Vec<super::shape::JobPiece>>, Vec<usize>);
 
-/// Stages 1-3 for one pool's flows; `None` when no schedule comes out.
-fn schedule_pool(specs: &[FlowSpec], capacity: u32, objective: Objective) -> Option<PoolSchedule> {
+/// Stages 1-3 for one pool's flows (`keys` name them across plans, for the warm start kept in
+/// `basis`); `None` when no schedule comes out.
+fn schedule_pool(
+    specs: &[FlowSpec],
+    capacity: u32,
+    objective: Objective,
+    keys: &[u64],
+    basis: &mut PlanningBasis,
+) -> Option<PoolSchedule> {
     let instance = Instance::new(validated(specs, capacity), capacity).ok()?;
-    let schedule = solve(&instance, objective)?;
+    let schedule = solve(&instance, objective, keys, basis)?;
     Some((instance.job_schedules(&schedule), schedule.order))
 }
 
@@ -539,16 +552,25 @@ struct PoolSolve {
     result: Option<PoolSchedule>,
     /// Full solves so far (tests check that an unchanged pool is not solved again).
     solves: u64,
+    /// The minisum relaxation's last simplex basis: a scratch for the next solve's warm start,
+    /// which is used only when it is certified to give the cold solve's charges (module docs).
+    basis: PlanningBasis,
 }
 
 impl PoolSolve {
     /// The schedule of `specs` on `capacity` slots, reusing the last one when the inputs are equal.
-    fn schedule(&mut self, specs: Vec<FlowSpec>, capacity: u32, objective: Objective) -> Option<&PoolSchedule> {
+    fn schedule(
+        &mut self,
+        specs: Vec<FlowSpec>,
+        capacity: u32,
+        objective: Objective,
+        keys: &[u64],
+    ) -> Option<&PoolSchedule> {
         let same = self.capacity == capacity
             && self.specs.len() == specs.len()
             && self.specs.iter().zip(&specs).all(|(a, b)| a.same_bits(b));
         if !same {
-            self.result = schedule_pool(&specs, capacity, objective);
+            self.result = schedule_pool(&specs, capacity, objective, keys, &mut self.basis);
             self.capacity = capacity;
             self.solves += 1;
         }
@@ -558,18 +580,25 @@ impl PoolSolve {
 }
 
 /// Solves the instance; the greedy by lower bound if the chosen stage fails.
-fn solve(instance: &Instance, objective: Objective) -> Option<super::greedy::DeadlineSchedule> {
+fn solve(
+    instance: &Instance,
+    objective: Objective,
+    keys: &[u64],
+    basis: &mut PlanningBasis,
+) -> Option<super::greedy::DeadlineSchedule> {
     let outcome = match objective.aggregate() {
         Aggregate::MiniSum => {
             let costs = instance.costs();
             super::minisum::geometric_grid(instance.chains(), instance.slots(), ENGINE_GRID_RATIO)
                 .and_then(|grid| {
-                    super::minisum::minisum_for_planning(
+                    super::minisum::minisum_for_planning_from(
                         instance.chains(),
                         &costs,
                         instance.slots(),
                         grid,
                         &[0.3, 0.5, 0.7],
+                        keys,
+                        basis,
                     )
                 })
                 .map(|m| m.schedule)
@@ -580,6 +609,14 @@ fn solve(instance: &Instance, objective: Objective) -> Option<super::greedy::Dea
         }
     };
     outcome.or_else(|_| instance.schedule_by_deadlines(&vec![f64::INFINITY; instance.chains().len()])).ok()
+}
+
+/// A flow's name across plans for the minisum warm start ([`PlanningBasis`]): a hash of its id
+/// (a collision costs only speed).
+fn flow_key(id: &str) -> u64 {
+    let mut hasher = std::hash::DefaultHasher::new();
+    id.hash(&mut hasher);
+    hasher.finish()
 }
 
 /// Integer targets from fractional averages: floors, then +1 by largest remainder up to the
@@ -632,6 +669,7 @@ impl Policy for FlowFlexPolicy {
         let mut results: Vec<(Pool, Vec<(JobId, u32)>)> = Vec::new();
         let mut order: Vec<JobId> = Vec::new();
         let mut predicted: Vec<(JobId, Time)> = Vec::new();
+        let mut keys: Vec<u64> = Vec::new();
         for (p, pool) in snapshot.cluster.pools().enumerate() {
             if pool.capacity == 0 || views.is_empty() {
                 // Nothing kept for a pool with nothing to plan (a drained engine holds no instance).
@@ -639,7 +677,11 @@ impl Policy for FlowFlexPolicy {
                 continue;
             }
             let specs = build_flows(snapshot, &views, &pool, self.objective);
-            let Some((pieces, flow_order)) = self.solved[p].schedule(specs, pool.capacity, self.objective) else {
+            if keys.is_empty() {
+                keys.extend(views.iter().map(|v| flow_key(&v.reported.flow_id)));
+            }
+            let Some((pieces, flow_order)) = self.solved[p].schedule(specs, pool.capacity, self.objective, &keys)
+            else {
                 continue;
             };
             let mut jobs = Vec::new();

@@ -9,8 +9,10 @@
 //! moved, which is every chain after an epoch of progress), and it picks among equal-cost optima
 //! according to the history of plans, so a warm plan could differ from a cold one. The network
 //! simplex method moves from one spanning-tree basis to the next with a pivot that costs a partial
-//! scan of the arcs (block pricing) plus a walk of the tree: far cheaper than a Dijkstra, and a
-//! cold solve is fast enough that no warm start is needed, so a plan is a function of its snapshot.
+//! scan of the arcs (block pricing) plus a walk of the tree: far cheaper than a Dijkstra. A cold
+//! solve still takes about five pivots per node; [`MinCostFlow::solve_simplex_from`] starts instead
+//! from a guessed basis (an earlier similar network's, [`MinCostFlow::basis`]), and callers that
+//! must reproduce the cold solve's flow use it only with the certificate [`MinCostFlow::unique_on`].
 //!
 //! Method (Ahuja, Magnanti, Orlin, *Network Flows*, ch. 11): an artificial root joined to every
 //! node by an uncapacitated arc of cost `M` (more than any simple path costs) carries the initial
@@ -28,12 +30,85 @@ use circumflex_core::error::{Error, Result};
 /// No parent (the root).
 const NONE: usize = usize::MAX;
 
+/// A warm start: the guessed states, the watched arcs of the certificate, and where to put it.
+type Warm<'a> = (&'a [ArcState], &'a dyn Fn(usize, usize) -> bool, &'a mut bool);
+
+/// Where a real arc sits in a network simplex basis: a non-tree arc at its lower bound (flow 0) or
+/// at its upper bound (flow = capacity), or a tree arc.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ArcState {
+    /// Not in the tree, no flow.
+    #[default]
+    Lower,
+    /// Not in the tree, at its (finite) capacity.
+    Upper,
+    /// In the spanning tree.
+    Tree,
+}
+
 impl MinCostFlow {
     /// Sends `demand` units from `source` to `sink` at minimum cost with the network simplex method
     /// (module docs) and returns that cost. The cost equals [`MinCostFlow::solve`]'s; among equal-cost
     /// optima it may pick another flow (deterministically). Errors when the network cannot carry the
     /// demand or the pivots exceed their budget.
     pub fn solve_simplex(&mut self, source: usize, sink: usize, demand: f64) -> Result<f64> {
+        self.simplex(source, sink, demand, None)
+    }
+
+    /// [`MinCostFlow::solve_simplex`] started from a basis guessed by the caller (per real arc, in
+    /// id order, e.g. an earlier similar network's [`MinCostFlow::basis`]) instead of the
+    /// all-artificial one: the guessed tree arcs that form a forest are kept where the flow the
+    /// supplies force on them is within bounds (a strongly feasible tree: a tree arc with no flow
+    /// points to the root, one at capacity away from it), every other subtree hangs from the
+    /// artificial root by its artificial arc, and the guessed non-tree arcs sit at their bound.
+    /// The same pivot rule then runs to an optimum (same certificate, same cost). Errors like the
+    /// cold solve, or when the pivots exceed a small budget (`10·nodes + 100`: a warm start that
+    /// needs more is no use; callers then solve cold).
+    ///
+    /// Among equal-cost optima it may end at another flow than the cold solve's, so it also
+    /// returns a uniqueness certificate for the arcs `from → to` where `watched(from, to)`: `true`
+    /// when no non-tree arc of reduced cost 0 (within `1e-9·(max |cost| + 1)`, so near-ties count
+    /// as ties) is watched or has a watched arc on its cycle through the final tree. Then every
+    /// optimum carries the same flow on the watched arcs (up to rounding): two optima differ by a
+    /// circulation on arcs of reduced cost 0 under these (dual optimal) prices, i.e. on tree arcs
+    /// and those non-tree arcs, and such a circulation is the sum of those non-tree arcs' tree
+    /// cycles, each scaled by its flow on that arc. (Conservative: it ignores the cycles' bounds
+    /// and directions.)
+    pub fn solve_simplex_from(
+        &mut self,
+        source: usize,
+        sink: usize,
+        demand: f64,
+        start: &[ArcState],
+        watched: impl Fn(usize, usize) -> bool,
+    ) -> Result<(f64, bool)> {
+        if start.len() != self.head.len() / 2 {
+            return Err(Error::job(
+                "simplex start",
+                start.len(),
+                format!("one state per arc ({})", self.head.len() / 2),
+            ));
+        }
+        let mut unique = false;
+        let cost = self.simplex(source, sink, demand, Some((start, &watched, &mut unique)))?;
+        Ok((cost, unique))
+    }
+
+    /// The basis the last simplex solve ended with, per real arc in id order (empty before one, or
+    /// after a solve that failed).
+    pub fn basis(&self) -> &[ArcState] {
+        &self.basis
+    }
+
+    /// Pivots the last simplex solve made (tests and probes).
+    pub fn pivots(&self) -> usize {
+        self.pivots
+    }
+
+    fn simplex(&mut self, source: usize, sink: usize, demand: f64, warm: Option<Warm<'_>>) -> Result<f64> {
+        let start = warm.as_ref().map(|w| w.0);
+        self.basis.clear();
+        self.pivots = 0;
         let nodes = self.nodes;
         if source >= nodes || sink >= nodes || demand.is_nan() || demand < 0.0 || demand.is_infinite() {
             return Err(Error::job(
@@ -65,41 +140,63 @@ impl MinCostFlow {
         let mut parent = vec![NONE; nodes + 1];
         let mut parent_arc = vec![NONE; nodes + 1];
         let mut in_tree = vec![false; total];
-        for v in 0..nodes {
-            let a = real + v;
-            let supply = if v == source && v != sink {
+        let mut children = Children::new(nodes + 1);
+        let supply = |v: usize| {
+            if v == source && v != sink {
                 demand
             } else if v == sink && v != source {
                 -demand
             } else {
                 0.0
-            };
-            if supply >= 0.0 {
-                tail.push(v);
-                head.push(root);
-            } else {
-                tail.push(root);
-                head.push(v);
             }
-            cost.push(big);
-            cap.push(f64::INFINITY);
-            flow[a] = supply.abs();
-            parent[v] = root;
-            parent_arc[v] = a;
-            in_tree[a] = true;
+        };
+        match start {
+            None => {
+                for v in 0..nodes {
+                    let a = real + v;
+                    let supply = supply(v);
+                    if supply >= 0.0 {
+                        tail.push(v);
+                        head.push(root);
+                    } else {
+                        tail.push(root);
+                        head.push(v);
+                    }
+                    cost.push(big);
+                    cap.push(f64::INFINITY);
+                    flow[a] = supply.abs();
+                    parent[v] = root;
+                    parent_arc[v] = a;
+                    in_tree[a] = true;
+                }
+                for v in (0..nodes).rev() {
+                    children.add(root, v);
+                }
+            }
+            Some(states) => {
+                for v in 0..nodes {
+                    tail.push(v);
+                    head.push(root);
+                    cost.push(big);
+                    cap.push(f64::INFINITY);
+                }
+                let supplies: Vec<f64> = (0..nodes).map(supply).collect();
+                let mut warm = WarmTree { parent: &mut parent, parent_arc: &mut parent_arc, in_tree: &mut in_tree };
+                // Breadth-first from each component: every node comes after its parent.
+                let order = warm.build(states, real, supplies, (&mut tail, &mut head), &cap, &mut flow);
+                for &v in &order {
+                    children.add(parent[v], v);
+                }
+            }
         }
         let mut potential = vec![0.0f64; nodes + 1];
         let mut depth = vec![0usize; nodes + 1];
-        let mut children = Children::new(nodes + 1);
-        for v in (0..nodes).rev() {
-            children.add(root, v);
-        }
         let mut stack = Vec::with_capacity(nodes + 1);
         let arcs = Arcs { tail: &tail, cost: &cost };
         refresh(root, &children, &parent_arc, arcs, &mut potential, &mut depth, &mut stack);
         let tolerance = 1e-12 * (max_cost + 1.0);
         let block = ((total as f64).sqrt().ceil() as usize).max(8);
-        let budget = 64 * total + 1024;
+        let budget = if start.is_some() { 10 * nodes + 100 } else { 64 * total + 1024 };
         let mut next = 0usize;
         // Cycle scratch: (arc, forward along the cycle orientation) per side.
         let mut up_first: Vec<(usize, bool)> = Vec::new();
@@ -241,8 +338,166 @@ impl MinCostFlow {
             self.residual[2 * e + 1] = f;
             total_cost += f * cost[e];
         }
+        if let Some((_, watched, unique)) = warm {
+            // The certificate of `solve_simplex_from`: no zero-reduced-cost non-tree arc that is
+            // watched or whose tree cycle passes a watched arc (artificial arcs carry nothing in
+            // any optimum of the real network, and an arc of capacity 0 carries nothing at all).
+            let margin = 1e-9 * (max_cost + 1.0);
+            let watched_tree = |e: usize| e < real && watched(tail[e], head[e]);
+            *unique = (0..real).all(|a| {
+                if in_tree[a] || cap[a] <= 0.0 || (cost[a] + potential[tail[a]] - potential[head[a]]).abs() > margin {
+                    return true;
+                }
+                if watched(tail[a], head[a]) {
+                    return false;
+                }
+                let (mut x, mut y) = (tail[a], head[a]);
+                while x != y {
+                    let lower = if depth[x] >= depth[y] { &mut x } else { &mut y };
+                    if watched_tree(parent_arc[*lower]) {
+                        return false;
+                    }
+                    *lower = parent[*lower];
+                }
+                true
+            });
+        }
         self.potential = potential[..nodes].to_vec();
+        self.pivots = pivots;
+        self.basis.extend((0..real).map(|e| {
+            if in_tree[e] {
+                ArcState::Tree
+            } else if flow[e] > 0.0 {
+                ArcState::Upper
+            } else {
+                ArcState::Lower
+            }
+        }));
         Ok(total_cost)
+    }
+}
+
+/// The tree arrays a warm start fills ([`MinCostFlow::solve_simplex_from`]).
+struct WarmTree<'a> {
+    parent: &'a mut [usize],
+    parent_arc: &'a mut [usize],
+    in_tree: &'a mut [bool],
+}
+
+impl WarmTree<'_> {
+    /// Builds a strongly feasible spanning tree from the guessed `states` (module docs of
+    /// [`MinCostFlow::solve_simplex_from`]): non-tree arcs at their bound, the guessed tree arcs
+    /// that form a forest hung from each component's first node, then bottom-up each node keeps
+    /// its tree arc if the flow its subtree forces on it is feasible (and strongly so), else it
+    /// hangs from the root by its artificial arc (`real + v`, turned to carry the subtree's supply).
+    /// Returns the nodes breadth-first from each component's first node (each after its parent).
+    fn build(
+        &mut self,
+        states: &[ArcState],
+        real: usize,
+        mut supply: Vec<f64>,
+        (tail, head): (&mut [usize], &mut [usize]),
+        cap: &[f64],
+        flow: &mut [f64],
+    ) -> Vec<usize> {
+        let nodes = supply.len();
+        let root = nodes;
+        // Union-find over the guessed tree arcs: an arc closing a cycle is left out of the tree.
+        let mut set: Vec<usize> = (0..nodes).collect();
+        let find = |set: &mut Vec<usize>, mut x: usize| {
+            while set[x] != x {
+                set[x] = set[set[x]];
+                x = set[x];
+            }
+            x
+        };
+        let mut start = vec![0usize; nodes + 1];
+        let mut forest = Vec::new();
+        for (a, &state) in states.iter().enumerate().take(real) {
+            match state {
+                ArcState::Upper if cap[a].is_finite() && cap[a] > 0.0 => {
+                    flow[a] = cap[a];
+                    supply[tail[a]] -= cap[a];
+                    supply[head[a]] += cap[a];
+                }
+                ArcState::Tree => {
+                    let (x, y) = (find(&mut set, tail[a]), find(&mut set, head[a]));
+                    if x != y {
+                        set[x] = y;
+                        forest.push(a);
+                        start[tail[a] + 1] += 1;
+                        start[head[a] + 1] += 1;
+                    }
+                }
+                _ => {}
+            }
+        }
+        for v in 0..nodes {
+            start[v + 1] += start[v];
+        }
+        let mut fill = start.clone();
+        let mut incident = vec![0usize; 2 * forest.len()];
+        for &a in &forest {
+            for v in [tail[a], head[a]] {
+                incident[fill[v]] = a;
+                fill[v] += 1;
+            }
+        }
+        // Breadth-first order from each component's first node (hung from the root for now).
+        let mut order = Vec::with_capacity(nodes);
+        let mut seen = vec![false; nodes];
+        for first in 0..nodes {
+            if seen[first] {
+                continue;
+            }
+            seen[first] = true;
+            self.parent[first] = root;
+            self.parent_arc[first] = real + first;
+            order.push(first);
+            let mut i = order.len() - 1;
+            while i < order.len() {
+                let u = order[i];
+                i += 1;
+                for &a in &incident[start[u]..start[u + 1]] {
+                    let w = if tail[a] == u { head[a] } else { tail[a] };
+                    if !seen[w] {
+                        seen[w] = true;
+                        self.parent[w] = u;
+                        self.parent_arc[w] = a;
+                        order.push(w);
+                    }
+                }
+            }
+        }
+        // Bottom-up: `supply[v]` becomes the net supply of v's (kept) subtree.
+        for &v in order.iter().rev() {
+            let s = supply[v];
+            let p = self.parent[v];
+            if p != root {
+                let e = self.parent_arc[v];
+                let up = tail[e] == v;
+                let f = if up { s } else { -s };
+                // Feasible, and strongly: no flow only towards the root, at capacity only away.
+                if f >= 0.0 && f <= cap[e] && (f > 0.0 || up) && (f < cap[e] || !up) {
+                    flow[e] = f;
+                    self.in_tree[e] = true;
+                    supply[p] += s;
+                    continue;
+                }
+                self.parent[v] = root;
+                self.parent_arc[v] = real + v;
+            }
+            let a = real + v;
+            if s >= 0.0 {
+                (tail[a], head[a]) = (v, root);
+                flow[a] = s;
+            } else {
+                (tail[a], head[a]) = (root, v);
+                flow[a] = -s;
+            }
+            self.in_tree[a] = true;
+        }
+        order
     }
 }
 
