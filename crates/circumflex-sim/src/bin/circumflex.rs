@@ -398,6 +398,11 @@ struct RunArgs {
     /// SWIM day x4.25 is about 25,000 jobs), after --limit-jobs.
     #[arg(long, value_name = "FACTOR")]
     scale_jobs: Option<f64>,
+    /// Tell the engine task counts only, no task-duration estimates (a Gridmix or any `job.xml`-only
+    /// host): it starts from its default estimate and learns from finished tasks. Without it every
+    /// job's estimate is its true mean task time.
+    #[arg(long)]
+    no_estimates: bool,
     /// Extra `circumflex.*` policy keys, `key=value` (repeatable).
     #[arg(long = "param", value_name = "KEY=VALUE")]
     params: Vec<String>,
@@ -474,6 +479,9 @@ impl RunArgs {
         }
         if let Some(f) = self.deadline_factor {
             workload.assign_deadlines(f, cluster)?;
+        }
+        if self.no_estimates {
+            workload = workload.without_estimates();
         }
         Ok(workload)
     }

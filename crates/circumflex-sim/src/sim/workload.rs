@@ -125,6 +125,19 @@ impl Workload {
         Ok(Workload { name: name.into(), jobs })
     }
 
+    /// The same jobs with the engine told task counts only, no task-duration estimates
+    /// (`--no-estimates`): what a host that reads counts from `job.xml` and nothing else submits, as the
+    /// Gridmix clusters do. The engine then starts from its default estimate and learns from finished
+    /// tasks; the true durations are unchanged.
+    pub fn without_estimates(mut self) -> Workload {
+        for j in &mut self.jobs {
+            j.spec.maps.task_ms = None;
+            j.spec.reduces.task_ms = None;
+        }
+        self.name = format!("{} (no estimates)", self.name);
+        self
+    }
+
     /// Total tasks over all jobs and phases.
     pub fn tasks(&self) -> u64 {
         self.jobs.iter().map(|j| (j.map_ms.len() + j.reduce_ms.len()) as u64).sum()
@@ -461,6 +474,17 @@ mod tests {
             assert!((0..10_000).contains(&(j.spec.submit_ms - orig.spec.submit_ms)));
         }
         assert!(w.scaled(0.5).is_err() && w.scaled(f64::NAN).is_err());
+    }
+
+    #[test]
+    fn without_estimates_hides_only_the_estimates() {
+        let w = Workload::new("w", vec![SimJob::new(0, vec![30_000, 40_000], vec![50_000])]).unwrap();
+        assert_eq!(w.jobs[0].spec.maps.task_ms, Some(35_000));
+        let blind = w.clone().without_estimates();
+        assert_eq!((blind.jobs[0].spec.maps.task_ms, blind.jobs[0].spec.reduces.task_ms), (None, None));
+        assert_eq!((&blind.jobs[0].map_ms, &blind.jobs[0].reduce_ms), (&w.jobs[0].map_ms, &w.jobs[0].reduce_ms));
+        assert_eq!(blind.jobs[0].spec.submit_ms, 0);
+        assert_eq!(blind.name, "w (no estimates)");
     }
 
     #[test]
