@@ -168,15 +168,8 @@ final class SlsReport {
           num(res.path("gc_ms").asDouble() / 1000), num(res.path("load_average").asDouble())));
     }
     md.append("\nCPU by thread group (s; threads alive at the end, digits folded to N; threads that ended and the "
-        + "JVM's GC and compiler threads are only in the total above):\n\n| thread group |");
-    for (Result r : results) {
-      md.append(' ').append(r.scheduler).append(" |");
-    }
-    md.append("\n|---|");
-    for (int i = 0; i < results.size(); i++) {
-      md.append("---:|");
-    }
-    md.append('\n');
+        + "JVM's GC and compiler threads are only in the total above):\n\n");
+    appendSchedulerHeader(md, "thread group", results);
     for (String g : groups) {
       md.append("| ").append(g.replace("|", "\\|")).append(" |");
       for (Result r : results) {
@@ -185,6 +178,19 @@ final class SlsReport {
       }
       md.append('\n');
     }
+  }
+
+  /** A table header with one right-aligned column per scheduler after {@code first}. */
+  private static void appendSchedulerHeader(StringBuilder md, String first, List<Result> results) {
+    md.append("| ").append(first).append(" |");
+    for (Result r : results) {
+      md.append(' ').append(r.scheduler).append(" |");
+    }
+    md.append("\n|---|");
+    for (int i = 0; i < results.size(); i++) {
+      md.append("---:|");
+    }
+    md.append('\n');
   }
 
   static void write(Path out, List<String> schedulers, SlsInput.Params params, List<SlsInput.Job> jobs)
@@ -246,15 +252,7 @@ final class SlsReport {
     }
     md.append("\nEvery event type SLS timed (mean us, calls):\n\n");
     List<String> events = eventNames(results);
-    md.append("| event |");
-    for (Result r : results) {
-      md.append(' ').append(r.scheduler).append(" |");
-    }
-    md.append("\n|---|");
-    for (int i = 0; i < results.size(); i++) {
-      md.append("---:|");
-    }
-    md.append('\n');
+    appendSchedulerHeader(md, "event", results);
     for (String e : events) {
       md.append("| ").append(e).append(" |");
       for (Result r : results) {
