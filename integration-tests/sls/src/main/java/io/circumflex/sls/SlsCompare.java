@@ -22,7 +22,9 @@ import java.util.Locale;
  * <p>Options (all {@code --key value}): {@code --out DIR} (report; default {@code results/sls}),
  * {@code --work DIR} (SLS's raw outputs and logs; default a build directory), {@code --schedulers}
  * (comma-separated; default {@code circumflex:fifo,circumflex:fair,circumflex:flex,fair,capacity}),
- * {@code --timeout-s N} per run, {@code --command TEXT} (recorded in {@code COMMAND}), {@code --jfr true}
+ * {@code --timeout-s N} per run, {@code --command TEXT} (recorded in {@code COMMAND}), {@code --heap SIZE}
+ * (the SLS JVMs' {@code -Xmx}; default the 2g of the Gradle task), {@code --timer-window N} (SLS's timer
+ * window; default {@link #defaultTimerWindow}), {@code --jfr true}
  * (profile each run with Java Flight Recorder and write {@code profile-<scheduler>.txt} beside the report,
  * the top frames under the NODE_UPDATE handling, {@link JfrTop}), and every
  * {@link SlsInput.Params} option. The child JVMs get the options in system property
@@ -43,6 +45,8 @@ public final class SlsCompare {
     long timeoutS = 1200;
     String command = "";
     boolean jfr = false;
+    String heap = null;
+    int timerWindow = 0;
     List<String> inputArgs = new ArrayList<>();
     if (args.size() % 2 != 0) {
       throw new IllegalArgumentException("options come in --key value pairs, got " + args);
@@ -57,13 +61,23 @@ public final class SlsCompare {
         case "--timeout-s": timeoutS = Long.parseLong(value); break;
         case "--command": command = value; break;
         case "--jfr": jfr = Boolean.parseBoolean(value); break;
+        case "--heap": heap = heapSize(value); break;
+        case "--timer-window": timerWindow = Integer.parseInt(value); break;
         default: inputArgs.add(key); inputArgs.add(value);
       }
     }
     SlsInput.Params params = SlsInput.Params.parse(inputArgs);
+    if (timerWindow <= 0) {
+      timerWindow = defaultTimerWindow(params.nodes);
+    }
+    List<String> childArgs = new ArrayList<>();
+    if (heap != null) {
+      childArgs.add("-Xmx" + heap); // after circumflex.sls.jvmargs' -Xmx2g, so this one counts
+    }
+    childArgs.add("-D" + SlsRun.TIMER_WINDOW_PROPERTY + "=" + timerWindow);
     Path input = work.resolve("input");
     List<SlsInput.Job> jobs = SlsInput.write(params, input);
-    System.out.println("SLS input: " + params + " -> " + jobs.size() + " jobs");
+    System.out.println("SLS input: " + params + " -> " + jobs.size() + " jobs; SLS JVM options " + childArgs);
     Files.createDirectories(out);
     List<String> names = Arrays.asList(schedulers.split(","));
     int failed = 0;
@@ -72,7 +86,7 @@ public final class SlsCompare {
       deleteTree(runDir);
       Files.createDirectories(runDir);
       Path recording = jfr ? runDir.resolve("profile.jfr").toAbsolutePath() : null;
-      int rc = runChild(scheduler, input, runDir, timeoutS, recording);
+      int rc = runChild(scheduler, input, runDir, timeoutS, recording, childArgs);
       if (rc != 0) {
         failed++;
         System.out.println(scheduler + ": run exited with " + rc + " (see " + runDir.resolve("run.log") + ")");
@@ -107,14 +121,33 @@ public final class SlsCompare {
     return scheduler.replace(':', '-');
   }
 
-  private static int runChild(String scheduler, Path input, Path runDir, long timeoutS, Path recording)
-      throws IOException, InterruptedException {
+  /**
+   * The SLS timer window when {@code --timer-window} is not given: room for about 300 s of NODE_UPDATEs
+   * (one per NM per second), at least the 300,000 of {@code sls-runner.xml}, so the statistics read at the
+   * end cover (nearly) the whole run at any size. SLS allocates 8 bytes per slot for each of its ~26 timers
+   * up front (about 190 MB at 3,000 NMs).
+   */
+  static int defaultTimerWindow(int nodes) {
+    return (int) Math.min(Integer.MAX_VALUE, Math.max(300_000L, 300L * nodes));
+  }
+
+  /** A JVM heap size as {@code -Xmx} takes it ({@code 6g}, {@code 4096m}); anything else is an error. */
+  static String heapSize(String value) {
+    if (!value.matches("[1-9][0-9]*[kKmMgG]?")) {
+      throw new IllegalArgumentException("--heap takes a JVM heap size such as 6g or 4096m, got '" + value + "'");
+    }
+    return value;
+  }
+
+  private static int runChild(String scheduler, Path input, Path runDir, long timeoutS, Path recording,
+      List<String> childArgs) throws IOException, InterruptedException {
     List<String> cmd = new ArrayList<>();
     cmd.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
     String jvmArgs = System.getProperty("circumflex.sls.jvmargs", "").trim();
     if (!jvmArgs.isEmpty()) {
       cmd.addAll(Arrays.asList(jvmArgs.split("\\s+")));
     }
+    cmd.addAll(childArgs);
     if (recording != null) {
       // 1 ms Java sampling (JDK 17's "max" method profiling); the recording is written when the JVM exits.
       cmd.add("-XX:StartFlightRecording=filename=" + recording + ",settings=profile,method-profiling=max");

@@ -120,6 +120,79 @@ final class SlsReport {
     return other == null ? Double.NaN : mine.timer(timer, "mean_us") / other.timer(timer, "mean_us");
   }
 
+  /**
+   * What each run cost its JVM (summary.json {@code resources}, written by {@link SlsRun.Resources}): wall
+   * time and start-up, CPU and cores used, sampled heap peak, GC, the load average at the end, and CPU by
+   * thread group. Where a size does not fit the machine, this is the measured reason.
+   */
+  static void appendResources(StringBuilder md, List<Result> results) {
+    List<String> groups = new ArrayList<>();
+    boolean any = false;
+    for (Result r : results) {
+      JsonNode res = r.summary == null ? null : r.summary.get("resources");
+      if (res == null) {
+        continue;
+      }
+      any = true;
+      Iterator<String> it = res.path("thread_cpu_ms").fieldNames();
+      while (it.hasNext()) {
+        String g = it.next();
+        if (!groups.contains(g)) {
+          groups.add(g);
+        }
+      }
+    }
+    if (!any) {
+      return;
+    }
+    md.append("\n## What each run cost the machine\n\n");
+    md.append("Measured in each SLS JVM: wall time from start to the last application (start-up: until SLS had "
+        + "started the RM, registered every NM and started its runner), the JVM's CPU time (start-up included) and "
+        + "CPU / wall (cores used, of 2), heap used (peak of 200 ms samples after start-up) against the maximum, "
+        + "garbage collection, and the 1-minute load average at the end.\n\n");
+    md.append("| scheduler | wall (s) | start-up (s) | CPU (s) | cores used | heap peak (MB) | heap max (MB) "
+        + "| GCs | GC (s) | load avg |\n");
+    md.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    for (Result r : results) {
+      JsonNode res = r.summary == null ? null : r.summary.get("resources");
+      if (res == null) {
+        md.append("| ").append(r.scheduler).append(" | n/a | n/a | n/a | n/a | n/a | n/a | n/a | n/a | n/a |\n");
+        continue;
+      }
+      double wall = r.summary.path("wall_ms").asDouble() / 1000;
+      double cpu = res.path("cpu_ms").asDouble() / 1000;
+      md.append(String.format(Locale.ROOT, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |%n", r.scheduler,
+          num(wall), num(r.summary.path("startup_ms").asDouble() / 1000), num(cpu),
+          num(wall > 0 ? cpu / wall : Double.NaN), count(res.path("heap_used_peak_mb").asDouble()),
+          count(res.path("heap_max_mb").asDouble()), count(res.path("gc_count").asDouble()),
+          num(res.path("gc_ms").asDouble() / 1000), num(res.path("load_average").asDouble())));
+    }
+    md.append("\nCPU by thread group (s; threads alive at the end, digits folded to N; threads that ended and the "
+        + "JVM's GC and compiler threads are only in the total above):\n\n");
+    appendSchedulerHeader(md, "thread group", results);
+    for (String g : groups) {
+      md.append("| ").append(g.replace("|", "\\|")).append(" |");
+      for (Result r : results) {
+        JsonNode v = r.summary == null ? null : r.summary.path("resources").path("thread_cpu_ms").get(g);
+        md.append(' ').append(v == null ? "" : num(v.asDouble() / 1000)).append(" |");
+      }
+      md.append('\n');
+    }
+  }
+
+  /** A table header with one right-aligned column per scheduler after {@code first}. */
+  private static void appendSchedulerHeader(StringBuilder md, String first, List<Result> results) {
+    md.append("| ").append(first).append(" |");
+    for (Result r : results) {
+      md.append(' ').append(r.scheduler).append(" |");
+    }
+    md.append("\n|---|");
+    for (int i = 0; i < results.size(); i++) {
+      md.append("---:|");
+    }
+    md.append('\n');
+  }
+
   static void write(Path out, List<String> schedulers, SlsInput.Params params, List<SlsInput.Job> jobs)
       throws IOException {
     List<Result> results = new ArrayList<>();
@@ -179,15 +252,7 @@ final class SlsReport {
     }
     md.append("\nEvery event type SLS timed (mean us, calls):\n\n");
     List<String> events = eventNames(results);
-    md.append("| event |");
-    for (Result r : results) {
-      md.append(' ').append(r.scheduler).append(" |");
-    }
-    md.append("\n|---|");
-    for (int i = 0; i < results.size(); i++) {
-      md.append("---:|");
-    }
-    md.append('\n');
+    appendSchedulerHeader(md, "event", results);
     for (String e : events) {
       md.append("| ").append(e).append(" |");
       for (Result r : results) {
@@ -195,7 +260,9 @@ final class SlsReport {
       }
       md.append('\n');
     }
-    md.append("\n![NODE_UPDATE cost](node-update.svg)\n\n");
+    md.append("\n![NODE_UPDATE cost](node-update.svg)\n");
+    appendResources(md, results);
+    md.append('\n');
     md.append("## Job runtimes\n\n");
     md.append("From SLS's `jobruntime.csv`: simulated end - simulated start of each application (s).\n\n");
     md.append("| scheduler | jobs | mean | p50 | p90 | max | makespan |\n|---|---:|---:|---:|---:|---:|---:|\n");

@@ -3,11 +3,19 @@ package io.circumflex.sls;
 import io.circumflex.yarn.CircumflexScheduler;
 import java.io.IOException;
 import java.io.Writer;
+import java.lang.management.GarbageCollectorMXBean;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadInfo;
+import java.lang.management.ThreadMXBean;
 import java.lang.reflect.Field;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import org.apache.hadoop.conf.Configuration;
@@ -47,11 +55,86 @@ public final class SlsRun {
     int apps;
     int remaining;
     long wallMs;
+    /** Of {@link #wallMs}: until SLS had started the RM, registered every NM and started its runner. */
+    long startupMs;
     /** Containers the scheduler allocated over the run (AMs and tasks; the root queue's aggregate). */
     long containers;
     String fallback;
     Map<String, double[]> timers;
+    /** What the run cost this JVM ({@link Resources}); null when not measured (tests). */
+    Resources resources;
   }
+
+  /**
+   * What a run cost the machine, measured in its JVM: where a size does not fit, these say why. CPU is the
+   * whole JVM's (start-up included); the per-thread split covers the threads alive at the end, grouped by
+   * name with digits folded ({@code pool-N-thread-N}), so the time of threads that ended and of the JVM's own
+   * GC and compiler threads is only in the total.
+   */
+  static final class Resources {
+    long cpuMs;
+    long heapUsedPeakMb;
+    long heapMaxMb;
+    long gcCount;
+    long gcMs;
+    double loadAverage;
+    final Map<String, Long> threadCpuMs = new LinkedHashMap<>();
+
+    /** Heap used now, for the peak (sampled while the run waits; a sampled peak, not the exact one). */
+    void sampleHeap() {
+      heapUsedPeakMb = Math.max(heapUsedPeakMb, ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed() >> 20);
+    }
+
+    /** Reads the totals at the end of the run. */
+    void finish() {
+      sampleHeap();
+      heapMaxMb = Runtime.getRuntime().maxMemory() >> 20;
+      java.lang.management.OperatingSystemMXBean os = ManagementFactory.getOperatingSystemMXBean();
+      loadAverage = os.getSystemLoadAverage();
+      if (os instanceof com.sun.management.OperatingSystemMXBean) {
+        cpuMs = ((com.sun.management.OperatingSystemMXBean) os).getProcessCpuTime() / 1_000_000;
+      }
+      for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
+        gcCount += Math.max(0, gc.getCollectionCount());
+        gcMs += Math.max(0, gc.getCollectionTime());
+      }
+      ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+      Map<String, Long> groups = new HashMap<>();
+      for (ThreadInfo t : threads.getThreadInfo(threads.getAllThreadIds())) {
+        long ns = t == null ? -1 : threads.getThreadCpuTime(t.getThreadId());
+        if (ns > 0) {
+          groups.merge(threadGroup(t.getThreadName()), ns / 1_000_000, Long::sum);
+        }
+      }
+      List<Map.Entry<String, Long>> sorted = new ArrayList<>(groups.entrySet());
+      sorted.sort((a, b) -> Long.compare(b.getValue(), a.getValue()));
+      long rest = 0;
+      for (int i = 0; i < sorted.size(); i++) {
+        if (i < TOP_THREAD_GROUPS) {
+          threadCpuMs.put(sorted.get(i).getKey(), sorted.get(i).getValue());
+        } else {
+          rest += sorted.get(i).getValue();
+        }
+      }
+      if (rest > 0) {
+        threadCpuMs.put("(other live threads)", rest);
+      }
+    }
+  }
+
+  /** Thread groups kept by name in {@code summary.json}; the rest are summed. */
+  static final int TOP_THREAD_GROUPS = 8;
+
+  /** A thread's group: its name with every run of digits replaced by {@code N}. */
+  static String threadGroup(String name) {
+    return name.replaceAll("[0-9]+", "N");
+  }
+
+  /**
+   * System property ({@code -D}) that overrides {@code yarn.sls.metrics.timer.window.size} of
+   * {@code sls-runner.xml} for this JVM's run ({@link SlsCompare} sets it from {@code --timer-window}).
+   */
+  static final String TIMER_WINDOW_PROPERTY = "circumflex.sls.timer.window";
 
   private SlsRun() {}
 
@@ -77,17 +160,25 @@ public final class SlsRun {
     // resolves every NM host to build container and NM tokens, fails, and no AM container ever launches.
     conf.setBoolean(CommonConfigurationKeys.HADOOP_SECURITY_TOKEN_SERVICE_USE_IP, false);
     SecurityUtil.setConfiguration(conf);
+    String window = System.getProperty(TIMER_WINDOW_PROPERTY);
+    if (window != null) {
+      // A value set on the Configuration outranks sls-runner.xml, which SLSRunner adds as a resource.
+      conf.setInt("yarn.sls.metrics.timer.window.size", Integer.parseInt(window.trim()));
+    }
     Files.createDirectories(out);
+    Resources resources = new Resources();
     long start = System.currentTimeMillis();
     SLSRunner sls = new SLSRunner(conf);
     SlsJsonAMRunner.install(sls, conf);
     sls.run(new String[] {"-tracetype", "SLS", "-tracelocation", trace.toString(), "-output", out.toString(), "-nodes",
         nodes.toString()});
     Outcome o = new Outcome();
+    o.startupMs = System.currentTimeMillis() - start;
     o.apps = sls.getRemainingApps();
     long deadline = start + timeoutMs;
     while (sls.getRemainingApps() > 0 && System.currentTimeMillis() < deadline) {
       Thread.sleep(200);
+      resources.sampleHeap();
     }
     o.wallMs = System.currentTimeMillis() - start;
     o.remaining = sls.getRemainingApps();
@@ -102,6 +193,8 @@ public final class SlsRun {
     if (rs instanceof CircumflexScheduler) {
       o.fallback = ((CircumflexScheduler) rs).getFallbackCause();
     }
+    resources.finish();
+    o.resources = resources;
     writeSummary(out.resolve("summary.json"), scheduler, o);
     sls.stop();
     return o;
@@ -121,9 +214,23 @@ public final class SlsRun {
     b.append("  \"apps\": ").append(o.apps).append(",\n");
     b.append("  \"remaining\": ").append(o.remaining).append(",\n");
     b.append("  \"wall_ms\": ").append(o.wallMs).append(",\n");
+    b.append("  \"startup_ms\": ").append(o.startupMs).append(",\n");
     b.append("  \"containers_allocated\": ").append(o.containers).append(",\n");
     b.append("  \"fallback\": ").append(o.fallback == null ? "null" : "\"" + o.fallback.replace("\"", "'") + "\"")
         .append(",\n");
+    if (o.resources != null) {
+      Resources r = o.resources;
+      b.append(String.format(Locale.ROOT, "  \"resources\": {\"cpu_ms\": %d, \"heap_used_peak_mb\": %d, "
+          + "\"heap_max_mb\": %d, \"gc_count\": %d, \"gc_ms\": %d, \"load_average\": %.2f, \"thread_cpu_ms\": {",
+          r.cpuMs, r.heapUsedPeakMb, r.heapMaxMb, r.gcCount, r.gcMs, r.loadAverage));
+      String tsep = "";
+      for (Map.Entry<String, Long> e : r.threadCpuMs.entrySet()) {
+        b.append(tsep).append('"').append(e.getKey().replace("\\", "\\\\").replace("\"", "\\\""))
+            .append("\": ").append(e.getValue());
+        tsep = ", ";
+      }
+      b.append("}},\n");
+    }
     b.append("  \"timers\": {");
     String sep = "\n";
     for (Map.Entry<String, double[]> e : o.timers.entrySet()) {

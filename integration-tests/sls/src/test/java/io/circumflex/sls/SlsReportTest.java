@@ -51,6 +51,38 @@ public class SlsReportTest {
     assertTrue(Files.readAllLines(out.resolve("node-update.svg")).get(0).startsWith("<svg"));
   }
 
+  /** The resources each run measured become a table, with CPU / wall as the cores used. */
+  @Test
+  public void reportStatesWhatEachRunCost() throws Exception {
+    Path out = tmp.newFolder().toPath();
+    SlsRun.Outcome o = outcome(10.0);
+    o.wallMs = 100_000;
+    o.startupMs = 20_000;
+    o.resources = new SlsRun.Resources();
+    o.resources.cpuMs = 150_000;
+    o.resources.heapUsedPeakMb = 1500;
+    o.resources.heapMaxMb = 6144;
+    o.resources.gcCount = 40;
+    o.resources.gcMs = 2_500;
+    o.resources.loadAverage = 2.5;
+    o.resources.threadCpuMs.put(SlsRun.threadGroup("pool-3-thread-17"), 90_000L);
+    SlsRun.writeSummary(Files.createDirectories(out.resolve("fair")).resolve("summary.json"), "fair", o);
+    SlsReport.write(out, Arrays.asList("fair"), SlsInput.Params.parse(Collections.<String>emptyList()),
+        Collections.<SlsInput.Job>emptyList());
+    String md = new String(Files.readAllBytes(out.resolve("report.md")), StandardCharsets.UTF_8);
+    assertTrue(md, md.contains("| fair | 100 | 20.0 | 150 | 1.50 | 1500 | 6144 | 40 | 2.50 | 2.50 |"));
+    assertTrue(md, md.contains("| pool-N-thread-N | 90.0 |"));
+  }
+
+  private static SlsRun.Outcome outcome(double meanUs) {
+    SlsRun.Outcome o = new SlsRun.Outcome();
+    o.finished = true;
+    o.apps = 1;
+    o.timers = new java.util.LinkedHashMap<>();
+    o.timers.put("handle.NODE_UPDATE", new double[] {100, 100, meanUs, meanUs, meanUs, meanUs, meanUs});
+    return o;
+  }
+
   private static void summary(Path out, String dir, double meanUs) throws Exception {
     Path d = Files.createDirectories(out.resolve(dir));
     SlsRun.Outcome o = new SlsRun.Outcome();
