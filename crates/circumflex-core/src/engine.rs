@@ -921,7 +921,7 @@ impl Engine {
     /// them and reports each launch with [`Engine::task_started`].
     ///
     /// Never re-plans. Counts a skipped scheduling opportunity for each restricted-locality offer.
-    pub fn node_update(&mut self, node: NodeId, free: [u32; 2], _now: Time) -> Result<&[Choice]> {
+    pub fn node_update(&mut self, node: NodeId, free: [u32; 2], now: Time) -> Result<&[Choice]> {
         if !self.nodes.get(node.0 as usize).is_some_and(|n| n.alive) {
             return Err(Error::UnknownId { kind: "node", id: node.0 as i64 });
         }
@@ -933,11 +933,12 @@ impl Engine {
         // AM's memory by lowering the node's capacity, so freed task slots are not refilled first).
         let n = &self.nodes[node.0 as usize];
         let free = [0, 1].map(|s| free[s].min(n.capacity[s].saturating_sub(n.running[s])));
+        let shared = self.config.pool_mode == PoolMode::Shared;
+        self.refresh_earmarks(node, free, shared, now);
         if let AssignmentRule::StrictPriority { cap_at_target, reserve_reduces } = self.plan.rule {
             self.strict_priority_choices(free, cap_at_target, reserve_reduces);
             return Ok(&self.choices);
         }
-        let shared = self.config.pool_mode == PoolMode::Shared;
         let mut budget = if shared { [free[0], free[0]] } else { free };
         let total_free = if shared { free[0] } else { free[0] + free[1] };
         if total_free == 0 {

@@ -503,7 +503,11 @@ impl Engine {
             None => None,
         };
         if let Some(b) = beneficiary {
-            let expires = now + 2 * self.config.epoch_ms + self.config.preemption.delay_ms;
+            // A host may report the kill well before the slot is free again (MRv1: the killed attempt's
+            // clean-up attempt holds the slot for a JVM start, seconds on a loaded tracker): the earmark
+            // stands as long as a kill may be in flight, and the node's heartbeats that find the pool still
+            // full extend it (`refresh_earmarks`).
+            let expires = now + self.earmark_hold();
             let pool = self.slot_of(phase);
             self.preempt.earmarks.push(Earmark { node, pool, job: b, expires });
         }
@@ -533,6 +537,30 @@ impl Engine {
         self.preempt.inflight.iter().map(|f| f.count).sum()
     }
 
+    /// How long an earmark waits for its slot: the grace period, the delay and two epochs, as a
+    /// decision in flight does.
+    fn earmark_hold(&self) -> Time {
+        let cfg = &self.config.preemption;
+        cfg.grace_ms + cfg.delay_ms + 2 * self.config.epoch_ms
+    }
+
+    /// A heartbeat of `node` with `free` slots per pool: its earmarks whose pool is still full (the host
+    /// has not handed the killed task's slot back yet) wait on, [`Engine::earmark_hold`] from now. An
+    /// earmark lapses only once its node stops reporting a full pool, so a slot held back by a slow
+    /// clean-up still goes to the job it was taken for, never to the victim's re-queued task.
+    pub(super) fn refresh_earmarks(&mut self, node: NodeId, free: [u32; 2], shared: bool, now: Time) {
+        if self.preempt.earmarks.is_empty() {
+            return;
+        }
+        let until = now + self.earmark_hold();
+        for m in self.preempt.earmarks.iter_mut().filter(|m| m.node == node) {
+            let pool_free = if shared { free[0] } else { free[m.pool] };
+            if pool_free == 0 && m.expires < until {
+                m.expires = until;
+            }
+        }
+    }
+
     /// Forgets the earmarks of a lost node.
     pub(super) fn drop_earmarks(&mut self, node: NodeId) {
         self.preempt.earmarks.retain(|m| m.node != node);
@@ -548,7 +576,7 @@ impl Engine {
         while i < self.preempt.earmarks.len() {
             let m = self.preempt.earmarks[i];
             // A host may report the kill before the slot is free again (MRv1: the attempt's clean-up still
-            // holds it): keep the earmark for a heartbeat with a free slot in its pool, until it expires.
+            // holds it): keep the earmark for a heartbeat with a free slot in its pool (`refresh_earmarks`).
             if m.node != node || budget[m.pool] == 0 {
                 i += 1;
                 continue;

@@ -175,6 +175,58 @@ fn an_earmark_waits_for_a_free_slot_in_its_pool() {
     assert!(e.preempt.earmarks.is_empty());
 }
 
+/// On a loaded MRv1 tracker the killed attempt's clean-up holds the map slot for longer than the earmark's
+/// own hold (a JVM start): the tracker's heartbeats that find the map slots still full keep the earmark, so
+/// the slot still goes to the short job when it frees, 40 s later, at any locality (before, the earmark lapsed
+/// and the victim's re-queued task took the slot, kill after kill: the MRv1 `PreemptionIT` under load).
+/// Once the node stops reporting a full pool the earmark lapses after its hold.
+#[test]
+fn an_earmark_outlives_a_slow_clean_up_while_its_node_reports_the_pool_full() {
+    let cfg = EngineConfig {
+        policy: "fair".into(),
+        pool_mode: PoolMode::Split,
+        epoch_ms: 1_000,
+        preemption: on(1_000, 10_000),
+        ..EngineConfig::default()
+    };
+    let mut e = Engine::with_policy(cfg, Box::new(crate::baseline::fair::Fair::default()));
+    let n = e.add_node("n0", "/r0", 2, 1);
+    let (long, _) = e.submit(JobSpec::new(0, 20, 0).with_task_ms(600_000, 1), 0).unwrap();
+    e.tick(0);
+    e.node_update(n, [2, 1], 0).unwrap();
+    for _ in 0..2 {
+        e.task_started(long, Phase::Map, n, Locality::Node, 0).unwrap();
+    }
+    let (short, _) = e.submit(JobSpec::new(1_000, 1, 0).with_task_ms(5_000, 1), 1_000).unwrap();
+    e.tick(1_000);
+    assert!(e.preemptions(1_000).is_empty());
+    assert_eq!(e.preemptions(2_000).iter().map(|d| d.count).sum::<u32>(), 1);
+    e.task_preempted(long, Phase::Map, n, 3_000, 3_000).unwrap();
+    // Hold: grace 10 s + delay 1 s + 2 epochs = 13 s. The clean-up lasts 40 s; the tracker heartbeats every 3 s.
+    let mut t = 3_000;
+    while t < 43_000 {
+        e.tick(t);
+        assert!(e.preemptions(t).is_empty(), "the freed slot is on its way: no second kill at {t}");
+        assert!(e.node_update(n, [0, 1], t).unwrap().iter().all(|c| c.job != short && c.phase != Phase::Map));
+        t += 3_000;
+    }
+    assert_eq!(e.preempt.earmarks.len(), 1);
+    let c = e.node_update(n, [1, 1], t).unwrap().to_vec();
+    assert_eq!(c[0], Choice { job: short, phase: Phase::Map, count: 1, locality: Locality::Any });
+    assert!(e.preempt.earmarks.is_empty());
+
+    // A node that stops reporting: the earmark lapses its hold after the last full heartbeat.
+    let (mut e, n, long, _) = long_job_holds_the_node(on(0, 1_000), 600_000);
+    assert_eq!(e.preemptions(1_000).iter().map(|d| d.count).sum::<u32>(), 2);
+    e.task_preempted(long, Phase::Map, n, 1_000, 1_000).unwrap();
+    e.node_update(n, [0, 0], 5_000).unwrap();
+    let hold = 1_000 + 2 * e.config.epoch_ms;
+    e.preemptions(5_000 + hold);
+    assert_eq!(e.preempt.earmarks.len(), 1, "within the hold of the last full heartbeat");
+    e.preemptions(5_000 + hold + 1);
+    assert!(e.preempt.earmarks.is_empty(), "lapsed");
+}
+
 /// Fair's targets with kills priced in stretch ([`KillPrice::Stretch`]), as FLEX's stretch objectives ask.
 struct StretchPriced(crate::baseline::fair::Fair);
 
