@@ -53,6 +53,7 @@
 //! entries of the other (that walk made a 10,000-job heartbeat cost ~0.9 ms; see `benches/`).
 
 mod admission;
+mod estimate;
 mod labels;
 mod preempt;
 mod table;
@@ -705,6 +706,7 @@ impl Engine {
     /// Computes a new plan now and rebuilds the assignment index.
     pub fn replan(&mut self, now: Time) {
         let started = Instant::now();
+        self.raise_age_floors(now);
         let accelerated = self.accelerated_map_slots();
         self.policy.on_accelerated_capacity(accelerated);
         let plan = {
