@@ -419,7 +419,11 @@ impl Engine {
         let id = self.jobs.next_id().ok_or_else(|| Error::job("job count", u32::MAX, "fewer than 2^32 - 1 jobs"))?;
         let am_gated = self.config.am.enabled;
         let sched = Sched { am_gated, ..Sched::default() };
-        self.jobs.push(Slot { state: JobState::new(id, spec), sched, starts: Default::default() });
+        let mut state = JobState::new(id, spec);
+        for ph in Phase::ALL {
+            state.phase_mut(ph).prior_ms = self.task_prior(ph);
+        }
+        self.jobs.push(Slot { state, sched, starts: Default::default() });
         self.active.push(id);
         if am_gated {
             self.admission.submitted(id, self.config.am.slots, now);

@@ -554,12 +554,27 @@ pub struct PhaseState {
     /// ([`JobState::raise_age_floor`]), never lowered; see [`JobState::task_ms_estimate`].
     #[serde(default)]
     pub age_floor_ms: Time,
+    /// The engine's prior for one task of this phase when nothing else is known (0 = none, then
+    /// [`DEFAULT_TASK_MS`]): set at submission from the tasks of the jobs that ended before
+    /// (`Engine::task_priors`); see [`JobState::task_ms_estimate`].
+    #[serde(default)]
+    pub prior_ms: Time,
 }
 
 impl PhaseState {
     /// Tasks not yet finished.
     pub fn remaining(&self) -> u32 {
         self.pending + self.running
+    }
+
+    /// What one task is assumed to take while nothing is known of this phase: the engine's prior at
+    /// submission, else [`DEFAULT_TASK_MS`].
+    pub fn default_ms(&self) -> Time {
+        if self.prior_ms > 0 {
+            self.prior_ms
+        } else {
+            DEFAULT_TASK_MS
+        }
     }
 
     /// Total time the running tasks have been running at `now`.
@@ -696,8 +711,8 @@ impl JobState {
     }
 
     /// Estimated duration of one task of `phase`: the observed mean once a task has finished,
-    /// else the submitted estimate, else [`DEFAULT_TASK_MS`] raised to the phase's age floor
-    /// ([`PhaseState::age_floor_ms`]).
+    /// else the submitted estimate, else the engine's prior ([`PhaseState::default_ms`]) raised to the
+    /// phase's age floor ([`PhaseState::age_floor_ms`]).
     pub fn task_ms_estimate(&self, phase: Phase) -> Time {
         let p = self.phase(phase);
         if p.finished > 0 {
@@ -705,7 +720,7 @@ impl JobState {
         }
         match self.spec.phase(phase).task_ms {
             Some(ms) => ms.max(1),
-            None => DEFAULT_TASK_MS.max(p.age_floor_ms),
+            None => p.default_ms().max(p.age_floor_ms).max(1),
         }
     }
 
@@ -736,7 +751,7 @@ impl JobState {
         if floor <= p.age_floor_ms {
             return false;
         }
-        let before = DEFAULT_TASK_MS.max(p.age_floor_ms);
+        let before = p.default_ms().max(p.age_floor_ms);
         p.age_floor_ms = floor;
         floor > before
     }

@@ -1,17 +1,49 @@
-//! The age floor of task-duration estimates (`JobState::raise_age_floor`): before each plan, every
-//! phase whose estimate rests on the 10 s default alone (no submitted estimate, no finished task) has
-//! it raised to twice the age of its oldest running task. A host that knows only task counts (a
-//! Gridmix `job.xml`, `circumflex compare --no-estimates`) otherwise plans, reserves and prices kills
-//! as if every such task were 10 s long until one of them ends (`docs/quality.md`, sessions 13 and 14).
+//! Task-duration estimates for what the host did not say (`docs/quality.md`, session 14). A host that
+//! knows only task counts (a Gridmix `job.xml`, `circumflex compare --no-estimates`) otherwise plans,
+//! reserves and prices kills as if every task of every job were 10 s long until one of its tasks ends.
+//! Two things replace that fixed default, and only it:
 //!
-//! Engine code, so the simulator and both shims get it alike; it reads only the task start times the
-//! engine already keeps (`preempt::Starts`), and a phase with a submitted estimate or a finished task
-//! is never touched, so hosts that know their estimates plan exactly as before.
+//! - **the prior** (`Engine::task_prior`): a job submitted with no estimate starts from the median mean
+//!   task time of the jobs that ended lately, per phase (the fixed default while none has);
+//! - **the age floor** (`JobState::raise_age_floor`): before each plan, a phase with no submitted
+//!   estimate and no finished task has its estimate raised to twice the age of its oldest running task.
+//!
+//! Engine code, so the simulator and both shims get it alike; it reads only what the engine already
+//! keeps (the ring of ended jobs, the task start times of `preempt::Starts`), and a phase with a
+//! submitted estimate or a finished task is never touched, so hosts that know their estimates plan
+//! exactly as before.
 
 use super::Engine;
 use crate::model::{Phase, Time};
 
 impl Engine {
+    /// The prior for one task of `phase` of a job submitted now, for when nothing else is known of it:
+    /// the median over the recently ended jobs (the engine's ring of [`super::RECENT_JOBS`]) of their
+    /// mean task time in that phase; 0 (the fixed default) while none has finished a task of it.
+    ///
+    /// Why: the fixed 10 s default is the one figure nothing corrects for a job whose tasks all start
+    /// before any ends, and those are the small jobs the stretch objectives are made of (a 1-map job of
+    /// 4 s taken for 10 s is ranked as if 2.5 times its size). The typical job this cluster ran lately is
+    /// the better guess (an empirical prior, what Hadoop's job history gives recurring jobs by name);
+    /// the median, over jobs not tasks, so that the few jobs with thousands of long tasks do not make
+    /// every unknown job look long. Fixed at submission, so a job's estimate does not move under the
+    /// plans while nothing of it is known.
+    pub(super) fn task_prior(&self, phase: Phase) -> Time {
+        let mut means: Vec<Time> = self
+            .recent
+            .iter()
+            .map(|j| j.phase(phase))
+            .filter(|p| p.finished > 0)
+            .map(|p| (p.observed_ms_sum / p.finished as i64).max(1))
+            .collect();
+        if means.is_empty() {
+            return 0;
+        }
+        // The upper median for an even count: no averaging, so the prior is some job's own figure.
+        let mid = means.len() / 2;
+        *means.select_nth_unstable(mid).1
+    }
+
     /// Raises the age floors at `now` (called by `replan` before the snapshot is taken). A job whose
     /// estimate changed is recorded as changed, so incremental re-plans see the new estimate.
     pub(super) fn raise_age_floors(&mut self, now: Time) {
@@ -86,6 +118,44 @@ mod tests {
         // Between plans the estimate holds still: it moves at a plan, when the policy hears of it.
         e.raise_age_floors(40_000);
         assert_eq!(e.changed, vec![j]);
+    }
+
+    /// Runs a job of `maps` maps of `map_ms` each (no reduces, no estimate) to its end at `at`.
+    fn run_job(e: &mut Engine, n: crate::model::NodeId, maps: u32, map_ms: Time, at: Time) {
+        let j = e.submit(JobSpec::new(at, maps, 0), at).unwrap().0;
+        for _ in 0..maps {
+            e.task_started(j, Phase::Map, n, Locality::Any, at).unwrap();
+        }
+        for _ in 0..maps {
+            e.task_finished(j, Phase::Map, n, map_ms, true, at + map_ms).unwrap();
+        }
+    }
+
+    #[test]
+    fn the_prior_is_the_median_job_of_those_that_ended() {
+        let mut e = engine();
+        let n = e.add_node("h1", "/r1", 64, 2);
+        // Nothing ended yet: the fixed default.
+        let first = e.submit(JobSpec::new(0, 1, 1), 0).unwrap().0;
+        assert_eq!(e.job(first).unwrap().task_ms_estimate(Phase::Map), DEFAULT_TASK_MS);
+        // Three jobs of 4 s maps and one of 50 maps of 300 s: the median job, not the median task.
+        for k in 0..3 {
+            run_job(&mut e, n, 1, 4_000, 1_000 * k);
+        }
+        run_job(&mut e, n, 50, 300_000, 10_000);
+        let j = e.submit(JobSpec::new(400_000, 2, 1), 400_000).unwrap().0;
+        let state = e.job(j).unwrap();
+        assert_eq!(state.task_ms_estimate(Phase::Map), 4_000);
+        // No job ended with a reduce: that phase keeps the fixed default.
+        assert_eq!(state.task_ms_estimate(Phase::Reduce), DEFAULT_TASK_MS);
+        // Fixed at submission: the job submitted before keeps its default.
+        assert_eq!(e.job(first).unwrap().task_ms_estimate(Phase::Map), DEFAULT_TASK_MS);
+        // A submitted estimate wins over the prior, and the age floor still raises it.
+        let known = e.submit(JobSpec::new(400_000, 2, 0).with_task_ms(7_000, 0), 400_000).unwrap().0;
+        assert_eq!(e.job(known).unwrap().task_ms_estimate(Phase::Map), 7_000);
+        e.task_started(j, Phase::Map, n, Locality::Any, 400_000).unwrap();
+        e.replan(403_000);
+        assert_eq!(e.job(j).unwrap().task_ms_estimate(Phase::Map), 6_000);
     }
 
     proptest! {

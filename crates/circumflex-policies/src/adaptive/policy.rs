@@ -514,6 +514,7 @@ mod tests {
             observed_ms_max: 10_000,
             running_start_sum: 0,
             age_floor_ms: 0,
+            prior_ms: 0,
         };
         j
     }
