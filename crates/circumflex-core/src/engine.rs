@@ -421,7 +421,8 @@ impl Engine {
         let sched = Sched { am_gated, ..Sched::default() };
         let mut state = JobState::new(id, spec);
         for ph in Phase::ALL {
-            state.phase_mut(ph).prior_ms = self.task_prior(ph);
+            let tasks = state.phase(ph).total;
+            state.phase_mut(ph).prior_ms = self.task_prior(ph, tasks);
         }
         self.jobs.push(Slot { state, sched, starts: Default::default() });
         self.active.push(id);

@@ -556,7 +556,7 @@ pub struct PhaseState {
     pub age_floor_ms: Time,
     /// The engine's prior for one task of this phase when nothing else is known (0 = none, then
     /// [`DEFAULT_TASK_MS`]): set at submission from the tasks of the jobs that ended before
-    /// (`Engine::task_priors`); see [`JobState::task_ms_estimate`].
+    /// (`Engine::task_prior`); see [`JobState::task_ms_estimate`].
     #[serde(default)]
     pub prior_ms: Time,
 }

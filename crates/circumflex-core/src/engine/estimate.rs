@@ -4,7 +4,8 @@
 //! Two things replace that fixed default, and only it:
 //!
 //! - **the prior** (`Engine::task_prior`): a job submitted with no estimate starts from the median mean
-//!   task time of the jobs that ended lately, per phase (the fixed default while none has);
+//!   task time of the jobs of about its width that ended lately, per phase (the fixed default while none
+//!   has);
 //! - **the age floor** (`JobState::raise_age_floor`): before each plan, a phase with no submitted
 //!   estimate and no finished task has its estimate raised to twice the age of its oldest running task.
 //!
@@ -17,25 +18,34 @@ use super::Engine;
 use crate::model::{Phase, Time};
 
 impl Engine {
-    /// The prior for one task of `phase` of a job submitted now, for when nothing else is known of it:
-    /// the median over the recently ended jobs (the engine's ring of [`super::RECENT_JOBS`]) of their
-    /// mean task time in that phase; 0 (the fixed default) while none has finished a task of it.
+    /// The prior for one task of `phase` of a job submitted now with `tasks` tasks in it, for when
+    /// nothing else is known of it: the median, over the recently ended jobs (the engine's ring of
+    /// [`super::RECENT_JOBS`]) whose phase had about as many tasks (the same power of two), of their mean
+    /// task time in that phase; over all of them when none had; 0 (the fixed default) while no ended job
+    /// ran a task of the phase.
     ///
     /// Why: the fixed 10 s default is the one figure nothing corrects for a job whose tasks all start
     /// before any ends, and those are the small jobs the stretch objectives are made of (a 1-map job of
-    /// 4 s taken for 10 s is ranked as if 2.5 times its size). The typical job this cluster ran lately is
-    /// the better guess (an empirical prior, what Hadoop's job history gives recurring jobs by name);
-    /// the median, over jobs not tasks, so that the few jobs with thousands of long tasks do not make
-    /// every unknown job look long. Fixed at submission, so a job's estimate does not move under the
-    /// plans while nothing of it is known.
-    pub(super) fn task_prior(&self, phase: Phase) -> Time {
-        let mut means: Vec<Time> = self
-            .recent
-            .iter()
-            .map(|j| j.phase(phase))
-            .filter(|p| p.finished > 0)
-            .map(|p| (p.observed_ms_sum / p.finished as i64).max(1))
-            .collect();
+    /// 4 s taken for 10 s is ranked as if 2.5 times its size). The jobs this cluster ran lately are the
+    /// better guess (an empirical prior, what Hadoop's job history gives recurring jobs by name). The
+    /// median over jobs, not tasks, so that the few jobs of thousands of long tasks do not make every
+    /// unknown job look long; and over jobs of about the same width, the one thing a count-only host
+    /// knows of a job, because task times grow with the job (a map reads a block whatever the job, but a
+    /// reduce of a 1-reduce job shuffles a small job's output, one of 500 reduces a large one's: on the
+    /// SWIM day the median reduce of 1-reduce jobs is a sixth of that of all jobs with reduces). Fixed at
+    /// submission, so a job's estimate does not move under the plans while nothing of it is known.
+    pub(super) fn task_prior(&self, phase: Phase, tasks: u32) -> Time {
+        let width = |n: u32| u32::BITS - n.leading_zeros();
+        let mut same: Vec<Time> = Vec::new();
+        let mut all: Vec<Time> = Vec::new();
+        for p in self.recent.iter().map(|j| j.phase(phase)).filter(|p| p.finished > 0) {
+            let mean = (p.observed_ms_sum / p.finished as i64).max(1);
+            all.push(mean);
+            if width(p.total) == width(tasks) {
+                same.push(mean);
+            }
+        }
+        let means = if same.is_empty() { &mut all } else { &mut same };
         if means.is_empty() {
             return 0;
         }
@@ -132,7 +142,7 @@ mod tests {
     }
 
     #[test]
-    fn the_prior_is_the_median_job_of_those_that_ended() {
+    fn the_prior_is_the_median_job_of_about_the_same_width_that_ended() {
         let mut e = engine();
         let n = e.add_node("h1", "/r1", 64, 2);
         // Nothing ended yet: the fixed default.
@@ -148,6 +158,11 @@ mod tests {
         assert_eq!(state.task_ms_estimate(Phase::Map), 4_000);
         // No job ended with a reduce: that phase keeps the fixed default.
         assert_eq!(state.task_ms_estimate(Phase::Reduce), DEFAULT_TASK_MS);
+        // Jobs of about its width (32-63 maps) say more than the median job: the wide one's 300 s.
+        let wide = e.submit(JobSpec::new(400_000, 40, 0), 400_000).unwrap().0;
+        assert_eq!(e.job(wide).unwrap().task_ms_estimate(Phase::Map), 300_000);
+        let narrow = e.submit(JobSpec::new(400_000, 1, 0), 400_000).unwrap().0;
+        assert_eq!(e.job(narrow).unwrap().task_ms_estimate(Phase::Map), 4_000);
         // Fixed at submission: the job submitted before keeps its default.
         assert_eq!(e.job(first).unwrap().task_ms_estimate(Phase::Map), DEFAULT_TASK_MS);
         // A submitted estimate wins over the prior, and the age floor still raises it.
