@@ -72,7 +72,7 @@ java-test:
 ## objective in any cell other than the known losses of results/quality-gate-known-losses.csv, or a known
 ## loss grows. `make test` runs it through results-check (the sweep is regenerated there): that is the gate.
 ## `make sweep` also runs the gated policies with `--no-estimates` (the host that knows task counts only, as
-## a Gridmix or any `job.xml`-only submission: the engine starts from its default and its estimate floors) at
+## a Gridmix or any `job.xml`-only submission: the engine starts from its learned prior and age floor) at
 ## 35%, 45% and 65% utilization, both pools, seeds 1-3, into results/sweep-no-estimates (about 1 min of CPU),
 ## gated the same way against results/quality-gate-known-losses-no-estimates.csv (docs/quality.md, session 14).
 ## `make quality-gate`: the same gates on a reduced sweep (35% and 65% utilization, both pools, seeds 1-3;
