@@ -71,19 +71,23 @@ java-test:
 ## run the FairScheduler); `--gate` makes it fail when a FLEX objective or ASRPT loses to fair on its own
 ## objective in any cell other than the known losses of results/quality-gate-known-losses.csv, or a known
 ## loss grows. `make test` runs it through results-check (the sweep is regenerated there): that is the gate.
-## `make quality-gate`: the same gate on a reduced sweep (35% and 65% utilization, both pools, seeds 1-3;
-## about 2 minutes of CPU) for a quick check while working on the engine or the policies.
+## `make sweep` also runs the gated policies with `--no-estimates` (the host that knows task counts only, as
+## a Gridmix or any `job.xml`-only submission: the engine starts from its learned prior and age floor) at
+## 35%, 45% and 65% utilization, both pools, seeds 1-3, into results/sweep-no-estimates (about 1 min of CPU),
+## gated the same way against results/quality-gate-known-losses-no-estimates.csv (docs/quality.md, session 14).
+## `make quality-gate`: the same gates on a reduced sweep (35% and 65% utilization, both pools, seeds 1-3;
+## about 3 minutes of CPU) for a quick check while working on the engine or the policies.
 RESULTS_DIR ?= results
 CIRCUMFLEX := target/release/circumflex
 SWIM_DAY := ../shared/data/swim/FB-2009_samples_24_times_1hr_0.tsv
 SWIM_COMPARE := compare --policies fifo,fair,flex:avg_response_time,flex:max_stretch --baseline fair \
   --workload swim:$(SWIM_DAY) --nodes 50 --map-slots 4 --reduce-slots 2 --racks 2
 RESULTS_ALL := asrpt adaptive-ch3 rtmr ras-ch4 flowflex flowflex-slack4 reverse-ch5 circumflex circumflex-sensitivity \
-  swim-fb2009 swim-fb2009-shared synthetic-deadlines sweep
+  swim-fb2009 swim-fb2009-shared synthetic-deadlines sweep sweep-no-estimates
 ## Checked in `make test`: all but the CIRCUMFLEX study and its sensitivity runs (together over 10 min of CPU) and
-## reverse-ch5 (1.5 min): about 1 min of CPU, plus the sweep (2.5 min of CPU) and the release build of the CLI.
+## reverse-ch5 (1.5 min): about 1 min of CPU, plus the sweeps (2.5 + 1 min of CPU) and the release build of the CLI.
 RESULTS_CHECKED ?= asrpt adaptive-ch3 rtmr ras-ch4 flowflex flowflex-slack4 swim-fb2009 swim-fb2009-shared \
-  synthetic-deadlines sweep
+  synthetic-deadlines sweep sweep-no-estimates
 
 cli:
 	$(CARGO) build --release -p circumflex-sim --bin circumflex
@@ -126,12 +130,18 @@ SWEEP_ARGS := --workload swim:$(SWIM_DAY) --racks 2 --param circumflex.preemptio
   --gate --gate-known results/quality-gate-known-losses.csv
 result-sweep: cli
 	$(CIRCUMFLEX) sweep $(SWEEP_ARGS) --out $(RESULTS_DIR)/sweep
+GATED_POLICIES := fair,flex:avg_response_time,flex:avg_stretch,flex:max_stretch,asrpt
+SWEEP_NO_ESTIMATES_ARGS := --workload swim:$(SWIM_DAY) --racks 2 --param circumflex.preemption.enabled=true \
+  --no-estimates --policies $(GATED_POLICIES) \
+  --gate --gate-known results/quality-gate-known-losses-no-estimates.csv
+result-sweep-no-estimates: cli
+	$(CIRCUMFLEX) sweep $(SWEEP_NO_ESTIMATES_ARGS) --loads 0.35,0.45,0.65 --out $(RESULTS_DIR)/sweep-no-estimates
 
 quality-gate: cli
-	$(CIRCUMFLEX) sweep $(SWEEP_ARGS) --loads 0.35,0.65 \
-	  --policies fair,flex:avg_response_time,flex:avg_stretch,flex:max_stretch,asrpt > /dev/null
+	$(CIRCUMFLEX) sweep $(SWEEP_ARGS) --loads 0.35,0.65 --policies $(GATED_POLICIES) > /dev/null
+	$(CIRCUMFLEX) sweep $(SWEEP_NO_ESTIMATES_ARGS) --loads 0.35,0.65 > /dev/null
 
-sweep quality: result-sweep
+sweep quality: result-sweep result-sweep-no-estimates
 
 # The folder names of RESULTS_CHECKED as they sit under results/ (flowflex-slack4 is flowflex/slack4, etc.).
 CHECK_DIRS = $(subst circumflex-sensitivity,circumflex/sensitivity,$(subst flowflex-slack4,flowflex/slack4,$(RESULTS_CHECKED)))

@@ -53,6 +53,7 @@
 //! entries of the other (that walk made a 10,000-job heartbeat cost ~0.9 ms; see `benches/`).
 
 mod admission;
+mod estimate;
 mod labels;
 mod preempt;
 mod table;
@@ -418,7 +419,12 @@ impl Engine {
         let id = self.jobs.next_id().ok_or_else(|| Error::job("job count", u32::MAX, "fewer than 2^32 - 1 jobs"))?;
         let am_gated = self.config.am.enabled;
         let sched = Sched { am_gated, ..Sched::default() };
-        self.jobs.push(Slot { state: JobState::new(id, spec), sched, starts: Default::default() });
+        let mut state = JobState::new(id, spec);
+        for ph in Phase::ALL {
+            let tasks = state.phase(ph).total;
+            state.phase_mut(ph).prior_ms = self.task_prior(ph, tasks);
+        }
+        self.jobs.push(Slot { state, sched, starts: Default::default() });
         self.active.push(id);
         if am_gated {
             self.admission.submitted(id, self.config.am.slots, now);
@@ -705,6 +711,7 @@ impl Engine {
     /// Computes a new plan now and rebuilds the assignment index.
     pub fn replan(&mut self, now: Time) {
         let started = Instant::now();
+        self.raise_age_floors(now);
         let accelerated = self.accelerated_map_slots();
         self.policy.on_accelerated_capacity(accelerated);
         let plan = {

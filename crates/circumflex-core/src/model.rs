@@ -548,12 +548,33 @@ pub struct PhaseState {
     /// at `now` is `running * now - running_start_sum` without per-task state.
     #[serde(default)]
     pub running_start_sum: i64,
+    /// Age floor of the estimate, ms (0 = none): while the phase has no submitted estimate and no
+    /// finished task, twice the age its oldest running task reached at a plan (a running task's age is
+    /// a lower bound on its duration). Raised by the engine at each plan
+    /// ([`JobState::raise_age_floor`]), never lowered; see [`JobState::task_ms_estimate`].
+    #[serde(default)]
+    pub age_floor_ms: Time,
+    /// The engine's prior for one task of this phase when nothing else is known (0 = none, then
+    /// [`DEFAULT_TASK_MS`]): set at submission from the tasks of the jobs that ended before
+    /// (`Engine::task_prior`); see [`JobState::task_ms_estimate`].
+    #[serde(default)]
+    pub prior_ms: Time,
 }
 
 impl PhaseState {
     /// Tasks not yet finished.
     pub fn remaining(&self) -> u32 {
         self.pending + self.running
+    }
+
+    /// What one task is assumed to take while nothing is known of this phase: the engine's prior at
+    /// submission, else [`DEFAULT_TASK_MS`].
+    pub fn default_ms(&self) -> Time {
+        if self.prior_ms > 0 {
+            self.prior_ms
+        } else {
+            DEFAULT_TASK_MS
+        }
     }
 
     /// Total time the running tasks have been running at `now`.
@@ -690,13 +711,49 @@ impl JobState {
     }
 
     /// Estimated duration of one task of `phase`: the observed mean once a task has finished,
-    /// else the submitted estimate, else [`DEFAULT_TASK_MS`].
+    /// else the submitted estimate, else the engine's prior ([`PhaseState::default_ms`]) raised to the
+    /// phase's age floor ([`PhaseState::age_floor_ms`]).
     pub fn task_ms_estimate(&self, phase: Phase) -> Time {
         let p = self.phase(phase);
         if p.finished > 0 {
             return (p.observed_ms_sum / p.finished as i64).max(1);
         }
-        self.spec.phase(phase).task_ms.unwrap_or(DEFAULT_TASK_MS).max(1)
+        match self.spec.phase(phase).task_ms {
+            Some(ms) => ms.max(1),
+            None => p.default_ms().max(p.age_floor_ms).max(1),
+        }
+    }
+
+    /// Raises the age floor of `phase` to twice the age at `now` of its oldest running task, which
+    /// started at `oldest_start`, when the estimate rests on [`DEFAULT_TASK_MS`] alone (no submitted
+    /// estimate, no finished task). Returns whether [`JobState::task_ms_estimate`] changed.
+    ///
+    /// Why: a host that knows task counts only (a Gridmix or plain `job.xml`) would otherwise see
+    /// 500 reduces of 35 minutes as 500 x 10 s until the first one ends, and so would every plan, the
+    /// long-task reserve and the kill price. A running task's age is a lower bound on its own duration;
+    /// doubling it is the standard guess for a size known only to exceed what has been seen (the
+    /// expected total of a task observed at a uniformly random point of its life, and the estimate
+    /// under which [`JobState::remaining_work`]'s "running tasks are half done" leaves the oldest task
+    /// as long again as it has run). Why the oldest task rather than the mean age of all running ones:
+    /// tasks of one phase are alike (the assumption every learned mean here makes), and for alike tasks
+    /// of which none has ended the oldest age is all the evidence says (every duration exceeds it); the
+    /// mean age mostly measures when slots happened to free, so a phase whose tasks start in a stream
+    /// would be judged half as long. It stops counting at the first finished task, when the learned
+    /// mean takes over, so a straggler among the first tasks misleads it only until a sibling ends.
+    /// Never lowered: a task killed or failed does not undo what its age showed.
+    pub fn raise_age_floor(&mut self, phase: Phase, oldest_start: Time, now: Time) -> bool {
+        let submitted = self.spec.phase(phase).task_ms.is_some();
+        let p = self.phase_mut(phase);
+        if submitted || p.finished > 0 || p.running == 0 {
+            return false;
+        }
+        let floor = now.saturating_sub(oldest_start).clamp(0, MAX_TASK_MS / 2) * 2;
+        if floor <= p.age_floor_ms {
+            return false;
+        }
+        let before = p.default_ms().max(p.age_floor_ms);
+        p.age_floor_ms = floor;
+        floor > before
     }
 
     /// Remaining work of `phase` in slot-ms. Running tasks count as half done: the engine does
@@ -768,5 +825,65 @@ mod tests {
         j.phases[0].observed_ms_sum = 3000;
         assert_eq!(j.task_ms_estimate(Phase::Map), 3000);
         assert_eq!(j.remaining_work(Phase::Map), 2.0 * 3000.0 + 1500.0);
+    }
+
+    /// A phase of `tasks` tasks with no submitted estimate, one of them running since `start`.
+    fn one_running(tasks: u32, start: Time) -> JobState {
+        let mut j = JobState::new(JobId(0), JobSpec::new(0, tasks, 0));
+        j.phases[0].pending = tasks - 1;
+        j.phases[0].running = 1;
+        j.phases[0].running_start_sum = start;
+        j
+    }
+
+    #[test]
+    fn a_running_task_of_a_minute_makes_the_estimate_at_least_two() {
+        let mut j = one_running(4, 0);
+        assert_eq!(j.task_ms_estimate(Phase::Map), DEFAULT_TASK_MS);
+        // Younger than half the default: the default stands and the plan need not hear of it.
+        assert!(!j.raise_age_floor(Phase::Map, 0, 4_000));
+        assert_eq!(j.task_ms_estimate(Phase::Map), DEFAULT_TASK_MS);
+        assert!(j.raise_age_floor(Phase::Map, 0, 60_000));
+        assert!(j.task_ms_estimate(Phase::Map) >= 120_000);
+        assert_eq!(j.task_ms_estimate(Phase::Map), 120_000);
+        // Three pending tasks of 120 s and the running one half done.
+        assert_eq!(j.remaining_work(Phase::Map), 3.0 * 120_000.0 + 60_000.0);
+        // An older observation never lowers it (a task killed and restarted is younger).
+        assert!(!j.raise_age_floor(Phase::Map, 50_000, 61_000));
+        assert_eq!(j.task_ms_estimate(Phase::Map), 120_000);
+    }
+
+    #[test]
+    fn a_submitted_estimate_is_never_floored() {
+        let mut j = one_running(4, 0);
+        j.spec.maps.task_ms = Some(5_000);
+        assert!(!j.raise_age_floor(Phase::Map, 0, 60_000));
+        assert_eq!(j.phases[0].age_floor_ms, 0);
+        assert_eq!(j.task_ms_estimate(Phase::Map), 5_000);
+    }
+
+    #[test]
+    fn once_a_task_finished_the_learned_mean_rules() {
+        let mut j = one_running(4, 0);
+        assert!(j.raise_age_floor(Phase::Map, 0, 60_000));
+        j.phases[0].pending = 1;
+        j.phases[0].running = 2;
+        j.phases[0].finished = 1;
+        j.phases[0].observed_ms_sum = 30_000;
+        assert_eq!(j.task_ms_estimate(Phase::Map), 30_000);
+        assert!(!j.raise_age_floor(Phase::Map, 0, 100_000));
+        assert_eq!(j.task_ms_estimate(Phase::Map), 30_000);
+    }
+
+    #[test]
+    fn nothing_running_nothing_learned() {
+        let mut j = JobState::new(JobId(0), JobSpec::new(0, 4, 2));
+        assert!(!j.raise_age_floor(Phase::Reduce, 0, 60_000));
+        assert_eq!(j.task_ms_estimate(Phase::Reduce), DEFAULT_TASK_MS);
+        // Hostile clocks: a start in the future or a year-long age stay in range.
+        let mut j = one_running(2, 0);
+        assert!(!j.raise_age_floor(Phase::Map, 10_000, 0));
+        assert!(j.raise_age_floor(Phase::Map, Time::MIN, MAX_TIME));
+        assert_eq!(j.task_ms_estimate(Phase::Map), MAX_TASK_MS);
     }
 }

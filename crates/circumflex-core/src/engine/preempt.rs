@@ -161,6 +161,11 @@ impl Starts {
         }
     }
 
+    /// Start time of the oldest running task (the age floor of the estimate, `engine/estimate.rs`).
+    pub(super) fn oldest(&self) -> Option<Time> {
+        self.0.keys().next().copied()
+    }
+
     /// Start times, youngest first.
     fn youngest_first(&self) -> impl Iterator<Item = Time> + '_ {
         self.0.iter().rev().flat_map(|(&t, &c)| std::iter::repeat(t).take(c as usize))

@@ -513,6 +513,8 @@ mod tests {
             observed_ms_sum: finished as i64 * 10_000,
             observed_ms_max: 10_000,
             running_start_sum: 0,
+            age_floor_ms: 0,
+            prior_ms: 0,
         };
         j
     }

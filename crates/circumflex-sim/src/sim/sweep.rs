@@ -446,8 +446,8 @@ impl SweepResult {
         let mut out = String::from(
             "## Gate and targets\n\nEach optimizing policy against fair on its own objective (median ratio over \
              seeds). The gate (`sweep --gate`; in `make test` through `make results-check`) fails on any ratio \
-             above 1.00 but the known losses of `results/quality-gate-known-losses.csv` up to their recorded \
-             ratio; from 35% utilization up the targets are FLEX(avg_response_time) mean response time at most 0.80, \
+             above 1.00 but the known losses of the file `--gate-known` names (see the command) up to their \
+             recorded ratio; from 35% utilization up the targets are FLEX(avg_response_time) mean response time at most 0.80, \
              FLEX(max_stretch) max stretch at most 0.70, FLEX(avg_stretch) mean stretch at most 0.80.\n\n\
              | pool | nodes | util |",
         );
