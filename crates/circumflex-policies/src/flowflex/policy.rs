@@ -1088,6 +1088,67 @@ mod tests {
     }
 
     proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+        /// The kept state (views, Stage 1 per flow, the pool's last solve, the simplex basis and its
+        /// network) gives exactly a fresh policy's plans over random sequences of arrivals (the next
+        /// job of the world becomes active), departures (an active job ends; the policy is told, as
+        /// the engine does before retiring it), one job's progress (a map finishes: its flow's input
+        /// changes, every other flow's Stage 1 is reused) and re-plans at the same instant, for every
+        /// objective, in both pool modes.
+        #[test]
+        fn arrivals_and_departures_plan_as_a_fresh_policy(
+            (jobs, cluster, k) in arb_world(),
+            ops in proptest::collection::vec((0u8..4, any::<usize>()), 1..16),
+        ) {
+            let objectives = [
+                Objective::AvgResponseTime, Objective::WeightedAvgStretch, Objective::TotalTardiness,
+                Objective::Makespan, Objective::MaxStretch, Objective::MaxLateness, Objective::TardyJobs,
+            ];
+            let objective = objectives[k];
+            let mut jobs = jobs;
+            // Ended jobs of the world are ended before the sequence starts; the others arrive in id order.
+            let mut retired: Vec<JobId> = jobs.iter().filter(|j| !j.is_active()).map(|j| j.id).collect();
+            let waiting: Vec<JobId> = jobs.iter().filter(|j| j.is_active()).map(|j| j.id).collect();
+            let mut arrived = 1.min(waiting.len());
+            let mut policy = FlowFlexPolicy::new(objective, 2_000);
+            let start = Snapshot::new(10_000, cluster, &jobs, &[]);
+            for &id in &retired {
+                policy.on_job_finished(&start, id);
+            }
+            for (step, &(op, pick)) in ops.iter().enumerate() {
+                let now = 10_000 + 500 * step as Time;
+                let active: Vec<JobId> =
+                    waiting[..arrived].iter().copied().filter(|&id| jobs[id.0 as usize].is_active()).collect();
+                match op {
+                    0 if arrived < waiting.len() => arrived += 1,
+                    1 if !active.is_empty() => {
+                        let id = active[pick % active.len()];
+                        policy.on_job_finished(&Snapshot::new(now, cluster, &jobs, &active), id);
+                        jobs[id.0 as usize].status = JobStatus::Finished;
+                        retired.push(id);
+                    }
+                    2 if !active.is_empty() => {
+                        let map = jobs[active[pick % active.len()].0 as usize].phase_mut(Phase::Map);
+                        if map.pending > 1 {
+                            map.pending -= 1;
+                            map.finished += 1;
+                        }
+                    }
+                    _ => {}
+                }
+                let active: Vec<JobId> =
+                    waiting[..arrived].iter().copied().filter(|&id| jobs[id.0 as usize].is_active()).collect();
+                let snap = Snapshot::new(now, cluster, &jobs, &active);
+                let mut fresh = FlowFlexPolicy::new(objective, 2_000);
+                for &id in &retired {
+                    fresh.on_job_finished(&snap, id);
+                }
+                prop_assert_eq!(policy.plan(&snap), fresh.plan(&snap), "step {} op {}", step, op);
+            }
+        }
+    }
+
+    proptest! {
         /// The plan never exceeds any pool's capacity nor a job's maximum slots, gives nothing to a
         /// job with an unfinished (active or unsubmitted) predecessor, lists every active job once,
         /// and is deterministic.
