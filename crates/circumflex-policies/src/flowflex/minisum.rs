@@ -36,7 +36,7 @@
 //!   the warm optimum only where a certificate shows it rounds like the cold simplex's.
 
 use super::chain::PseudoChain;
-use super::greedy::{chain_lower_bound, deadline_order, schedule_in_deadline_order, DeadlineSchedule};
+use super::greedy::{chain_lower_bound, deadline_order_by, schedule_in_deadline_order, DeadlineSchedule};
 use super::mincost::{ArcState, MinCostFlow};
 use crate::flex::metrics::Penalty;
 use circumflex_core::error::{Error, Result};
@@ -722,7 +722,7 @@ fn best_rounding(
         // The greedy's schedule is a function of the order the deadlines give: a fraction whose
         // deadlines give the order of an earlier one has the same schedule and objective, which
         // cannot replace the earlier (ties keep the earlier fraction), so it is not scheduled again.
-        let order = deadline_order(chains, &deadlines, slots);
+        let order = deadline_order_by(&q, &deadlines);
         if tried.contains(&order) {
             continue;
         }
