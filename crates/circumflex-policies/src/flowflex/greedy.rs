@@ -207,7 +207,13 @@ pub fn chain_lower_bound(chain: &PseudoChain, slots: u32) -> f64 {
 /// The priority order for `deadlines`: increasing deadline, ties to the larger `Q`, then index.
 pub fn deadline_order(chains: &[PseudoChain], deadlines: &[f64], slots: u32) -> Vec<usize> {
     let q: Vec<f64> = chains.iter().map(|c| chain_lower_bound(c, slots)).collect();
-    let mut order: Vec<usize> = (0..chains.len()).collect();
+    deadline_order_by(&q, deadlines)
+}
+
+/// [`deadline_order`] with the chains' lower bounds `q` (`chain_lower_bound(chain, slots)` each)
+/// already computed, as the minisum rounding has them for every fraction it tries.
+pub(crate) fn deadline_order_by(q: &[f64], deadlines: &[f64]) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..q.len()).collect();
     order.sort_by(|&a, &b| deadlines[a].total_cmp(&deadlines[b]).then(q[b].total_cmp(&q[a])).then(a.cmp(&b)));
     order
 }

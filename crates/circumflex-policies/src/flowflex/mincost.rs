@@ -37,12 +37,27 @@ pub struct MinCostFlow {
     basis: Vec<simplex::ArcState>,
     /// Pivots of the last simplex solve ([`MinCostFlow::pivots`]).
     pivots: usize,
+    /// The simplex's working arrays, kept across solves and [`MinCostFlow::reset`].
+    scratch: simplex::SimplexScratch,
 }
 
 impl MinCostFlow {
     /// A network with `nodes` nodes and no arcs.
     pub fn new(nodes: usize) -> MinCostFlow {
         MinCostFlow { nodes, ..MinCostFlow::default() }
+    }
+
+    /// Makes this an empty network of `nodes` nodes, as [`MinCostFlow::new`] would, keeping the
+    /// allocations (a network rebuilt for every plan allocates nothing once warm).
+    pub fn reset(&mut self, nodes: usize) {
+        self.nodes = nodes;
+        self.adjacency.clear();
+        self.head.clear();
+        self.residual.clear();
+        self.cost.clear();
+        self.potential.clear();
+        self.basis.clear();
+        self.pivots = 0;
     }
 
     /// Builds the adjacency lists of every arc added so far (the order `add_arc` once pushed them

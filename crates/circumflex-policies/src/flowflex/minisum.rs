@@ -36,7 +36,7 @@
 //!   the warm optimum only where a certificate shows it rounds like the cold simplex's.
 
 use super::chain::PseudoChain;
-use super::greedy::{chain_lower_bound, deadline_order, schedule_in_deadline_order, DeadlineSchedule};
+use super::greedy::{chain_lower_bound, deadline_order_by, schedule_in_deadline_order, DeadlineSchedule};
 use super::mincost::{ArcState, MinCostFlow};
 use crate::flex::metrics::Penalty;
 use circumflex_core::error::{Error, Result};
@@ -286,6 +286,7 @@ enum Solver<'a> {
 }
 
 /// Fig. 6's network on a grid, built and not yet solved, with its arcs by role.
+#[derive(Clone, Debug, Default)]
 struct Network {
     net: MinCostFlow,
     source: usize,
@@ -310,27 +311,43 @@ fn build_network(
     grid: &[f64],
     charge: &impl Fn(usize, usize) -> f64,
 ) -> Result<Network> {
+    let mut network = Network::default();
+    build_network_into(&mut network, q, volumes, slots, grid, charge)?;
+    Ok(network)
+}
+
+/// [`build_network`] into `network`, whatever it held (its allocations are kept: issue 20, a
+/// network rebuilt for every plan).
+fn build_network_into(
+    network: &mut Network,
+    q: &[f64],
+    volumes: &[f64],
+    slots: u32,
+    grid: &[f64],
+    charge: &impl Fn(usize, usize) -> f64,
+) -> Result<()> {
     let (m, intervals) = (volumes.len(), grid.len());
     // Nodes: 0 = r, 1..=m = a_j, m+1..=m+K = b_k, m+K+1 = r'.
     let (source, sink) = (0, m + intervals + 1);
     let interval_node = |k: usize| m + 1 + k;
-    let mut net = MinCostFlow::new(m + intervals + 2);
-    let mut arcs: Vec<Vec<(usize, usize)>> = Vec::with_capacity(m);
-    let mut source_arcs = Vec::with_capacity(m);
-    for j in 0..m {
+    let Network { net, arcs, source_arcs, capacities, sink_arcs, down_arcs, .. } = network;
+    net.reset(m + intervals + 2);
+    arcs.truncate(m);
+    arcs.resize_with(m, Vec::new);
+    source_arcs.clear();
+    for (j, chain_arcs) in arcs.iter_mut().enumerate() {
         source_arcs.push(net.add_arc(source, 1 + j, volumes[j], 0.0)?);
         let first = grid.partition_point(|&t| t < q[j] * (1.0 - FLOAT_SLACK));
-        let mut chain_arcs = Vec::with_capacity(intervals - first.min(intervals));
+        chain_arcs.clear();
         for k in first..intervals {
             let unit_cost = charge(j, k).max(0.0) / volumes[j];
             chain_arcs.push((k, net.add_arc(1 + j, interval_node(k), f64::INFINITY, unit_cost)?));
         }
-        arcs.push(chain_arcs);
     }
     let mut previous = 0.0;
-    let mut capacities = Vec::with_capacity(intervals);
-    let mut down_arcs = Vec::with_capacity(intervals);
-    let mut sink_arcs = Vec::with_capacity(intervals);
+    capacities.clear();
+    down_arcs.clear();
+    sink_arcs.clear();
     for (k, &end) in grid.iter().enumerate() {
         capacities.push(f64::from(slots) * (end - previous));
         sink_arcs.push(net.add_arc(interval_node(k), sink, f64::from(slots) * (end - previous), 0.0)?);
@@ -339,8 +356,10 @@ fn build_network(
         }
         previous = end;
     }
-    let demand = volumes.iter().sum();
-    Ok(Network { net, source, sink, demand, arcs, source_arcs, capacities, sink_arcs, down_arcs })
+    network.source = source;
+    network.sink = sink;
+    network.demand = volumes.iter().sum();
+    Ok(())
 }
 
 /// Builds and solves Fig. 6's network on `grid` with per-(chain, interval) costs from `charge`;
@@ -395,6 +414,8 @@ pub struct PlanningBasis {
     /// Solves warm-started and certified (the cold solve's charges), warm-started and then solved
     /// cold (not certified, or the warm start failed), and cold without a basis.
     pub counts: [u64; 3],
+    /// The last network, kept only for its allocations (the next plan's is built into it).
+    network: Network,
 }
 
 impl PlanningBasis {
@@ -499,7 +520,8 @@ fn solve_planning_network(
     basis: &mut PlanningBasis,
 ) -> Result<SolvedNetwork> {
     let m = volumes.len();
-    let mut network = build_network(q, volumes, slots, grid, charge)?;
+    let mut network = std::mem::take(&mut basis.network);
+    build_network_into(&mut network, q, volumes, slots, grid, charge)?;
     let mut cost = None;
     if let Some(start) = basis.start_for(&network, keys) {
         let delta = 1e-9 * network.demand.max(1.0);
@@ -519,13 +541,15 @@ fn solve_planning_network(
         Some(c) => c,
         None => {
             // The cold solve reads capacities from the residuals: start from a network built anew.
-            network = build_network(q, volumes, slots, grid, charge)?;
+            build_network_into(&mut network, q, volumes, slots, grid, charge)?;
             let Network { net, source, sink, demand, .. } = &mut network;
             net.solve_simplex(*source, *sink, *demand)?
         }
     };
     basis.record(&network, keys);
-    Ok((cost, network.net, network.arcs))
+    let (net, arcs) = (std::mem::take(&mut network.net), std::mem::take(&mut network.arcs));
+    basis.network = network;
+    Ok((cost, net, arcs))
 }
 
 /// The prices of a network `solve_network` solved, by role.
@@ -653,7 +677,8 @@ fn best_rounding(
     let volumes: Vec<f64> = chains.iter().map(PseudoChain::volume).collect();
     let charge = |j: usize, k: usize| costs[j].eval(grid[k]);
     // A failed warm start or simplex (an iteration budget) falls back to successive shortest paths.
-    let (relaxation_cost, net, arcs) = match (solver, planning) {
+    let mut planning = planning;
+    let (relaxation_cost, net, arcs) = match (solver, planning.as_mut()) {
         (Solver::Simplex, Some((keys, basis))) => {
             solve_planning_network(&q, &volumes, slots, &grid, &charge, thetas, keys, basis)
                 .or_else(|_| solve_network(chains, &q, &volumes, slots, &grid, charge, Solver::Paths))?
@@ -697,7 +722,7 @@ fn best_rounding(
         // The greedy's schedule is a function of the order the deadlines give: a fraction whose
         // deadlines give the order of an earlier one has the same schedule and objective, which
         // cannot replace the earlier (ties keep the earlier fraction), so it is not scheduled again.
-        let order = deadline_order(chains, &deadlines, slots);
+        let order = deadline_order_by(&q, &deadlines);
         if tried.contains(&order) {
             continue;
         }
@@ -711,6 +736,11 @@ fn best_rounding(
     let (theta, deadlines, schedule, objective) =
         best.ok_or_else(|| Error::job("minisum rounding fraction", "[]", "at least one fraction"))?;
     let lower_bound = certified.max(trivial);
+    if let Some((_, basis)) = planning {
+        // Back to the scratch, for the next plan's network.
+        basis.network.net = net;
+        basis.network.arcs = arcs;
+    }
     Ok((MinisumSchedule { grid, theta, relaxation_cost, lower_bound, charged, deadlines, schedule, objective }, prices))
 }
 

@@ -46,8 +46,10 @@
 //!   repair had no such certificate and could pick another optimum among equal-cost ones depending
 //!   on the history of plans.) What the policy also keeps between plans is exact: the flow views
 //!   (nodes, edges, the reported [`Plan::flows`] entry), reused while a flow's live jobs and history
-//!   are unchanged; and per pool the last Stages 1-3 input (every flow's jobs, edges and cost) and
-//!   schedule, reused when the next plan's input is the same bit for bit (`PoolSolve`). For that,
+//!   are unchanged; per pool the last Stages 1-3 input (every flow's jobs, edges and cost) and
+//!   schedule, reused when the next plan's input is the same bit for bit (`PoolSolve`); and per pool
+//!   and flow the last Stage 1 (validated flow and pseudo-chain), reused for a flow whose input is
+//!   the same bit for bit (`Stage1`: an arrival, a departure or a task's end changes one flow). For that,
 //!   minisum objectives drop a linear cost's constant term (`origin := 0`): it is a per-flow
 //!   constant, which changes no Stage 2 decision in exact arithmetic, and without it an epoch in
 //!   which no job of a pool progressed has the same input as the last (only `now` moved).
@@ -64,9 +66,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
+use super::chain::PseudoChain;
 use super::flow::{Flow, FlowJob};
 use super::minisum::PlanningBasis;
-use super::Instance;
 use crate::flex::metrics::{Aggregate, JobFacts, Objective, Penalty};
 use circumflex_core::config::EngineConfig;
 use circumflex_core::error::Result;
@@ -508,36 +510,109 @@ fn build_flows(snapshot: &Snapshot<'_>, views: &[Arc<FlowView>], pool: &Pool, ob
     specs
 }
 
-/// The validated flows of `specs`.
-fn validated(specs: &[FlowSpec], capacity: u32) -> Vec<Flow> {
-    specs
-        .iter()
-        .map(|spec| {
-            // A cyclic adjacency is the submitter's error; plan the jobs without its edges.
-            Flow::new(spec.jobs.clone(), &spec.edges, spec.cost.clone(), capacity)
-                .or_else(|_| Flow::new(spec.jobs.clone(), &[], spec.cost.clone(), capacity))
-                .or_else(|_| Flow::new(spec.jobs.clone(), &[], Penalty::Zero, capacity))
-        })
-        .collect::<Result<Vec<Flow>>>()
-        .unwrap_or_default()
+/// The validated flow of `spec` (a cyclic adjacency is the submitter's error: its jobs are then
+/// planned without its edges).
+fn validated(spec: &FlowSpec, capacity: u32) -> Result<Flow> {
+    Flow::new(spec.jobs.clone(), &spec.edges, spec.cost.clone(), capacity)
+        .or_else(|_| Flow::new(spec.jobs.clone(), &[], spec.cost.clone(), capacity))
+        .or_else(|_| Flow::new(spec.jobs.clone(), &[], Penalty::Zero, capacity))
 }
 
 /// One pool's Stage 1-3 result: per flow (index into the plan's views) its jobs' pieces, and the
 /// Stage 2 flow order.
 type PoolSchedule = (Vec<Vec<super::shape::JobPiece>>, Vec<usize>);
 
-/// Stages 1-3 for one pool's flows (`keys` name them across plans, for the warm start kept in
-/// `basis`); `None` when no schedule comes out.
+/// The last plan's Stage 1 per flow of one pool, kept for the next plan (issue 20): a flow's
+/// validated [`Flow`] and its pseudo-chain are a function of its [`FlowSpec`] and the pool's
+/// capacity alone, so a flow whose input is the same bit for bit as in the last plan (a flow none
+/// of whose jobs made progress; an arrival or a departure changes only its own flow) takes them
+/// from here instead of running Stage 1 again. Exact: an entry is reused only on equal bits, a key
+/// (a hash of the flow id) only finds the candidate (`plans_equal_a_fresh_policys` and
+/// `arrivals_and_departures_plan_as_a_fresh_policy` pin it).
+#[derive(Clone, Debug, Default)]
+struct Stage1 {
+    /// The capacity the entries were validated for.
+    capacity: u32,
+    /// Per flow of the last successful run (aligned with its `specs`): flow and chain.
+    flows: Vec<Flow>,
+    chains: Vec<PseudoChain>,
+    /// `(key, index)` of those flows, sorted: the lookup.
+    by_key: Vec<(u64, usize)>,
+    /// Flows whose Stage 1 was reused, and run (tests and probes).
+    counts: [u64; 2],
+}
+
+impl Stage1 {
+    /// Stage 1 of `specs` (`keys` name the flows) on `capacity` slots into `self.flows` and
+    /// `self.chains`, reusing the entries of the last run, whose inputs were `last`. `false` when a
+    /// flow fails validation (as `Instance::new` would fail; nothing is kept then).
+    fn run(&mut self, last: &[FlowSpec], specs: &[FlowSpec], keys: &[u64], capacity: u32) -> bool {
+        let reusable = self.capacity == capacity && last.len() == self.flows.len();
+        let mut old: Vec<Option<(Flow, PseudoChain)>> =
+            std::mem::take(&mut self.flows).into_iter().zip(std::mem::take(&mut self.chains)).map(Some).collect();
+        if !reusable {
+            self.by_key.clear();
+        }
+        self.capacity = capacity;
+        self.flows.reserve(specs.len());
+        self.chains.reserve(specs.len());
+        for (j, spec) in specs.iter().enumerate() {
+            let key = keys.get(j).copied().unwrap_or(0);
+            let found = self.by_key.binary_search_by_key(&key, |&(k, _)| k).ok().map(|i| self.by_key[i].1);
+            let reused = found.and_then(|i| if last[i].same_bits(spec) { old[i].take() } else { None });
+            let (flow, chain) = match reused {
+                Some(entry) => {
+                    self.counts[0] += 1;
+                    entry
+                }
+                None => {
+                    self.counts[1] += 1;
+                    match validated(spec, capacity) {
+                        Ok(flow) if flow.jobs().iter().all(|job| job.max_parallelism <= capacity) => {
+                            let chain = PseudoChain::from_flow(&flow);
+                            (flow, chain)
+                        }
+                        _ => {
+                            self.flows.clear();
+                            self.chains.clear();
+                            self.by_key.clear();
+                            return false;
+                        }
+                    }
+                }
+            };
+            self.flows.push(flow);
+            self.chains.push(chain);
+        }
+        self.by_key.clear();
+        self.by_key.extend(keys.iter().take(specs.len()).enumerate().map(|(i, &k)| (k, i)));
+        // A duplicate key (a hash collision) finds one of its flows: the bits decide.
+        self.by_key.sort_unstable();
+        true
+    }
+}
+
+/// Stages 1-3 for one pool's flows (`keys` name them across plans, for the Stage 1 entries and the
+/// warm start kept in `stage1` and `basis`; `last` are the inputs of the last run of `stage1`);
+/// `None` when no schedule comes out. The same result as building an `Instance` of the validated
+/// flows and solving it.
 fn schedule_pool(
+    last: &[FlowSpec],
     specs: &[FlowSpec],
     capacity: u32,
     objective: Objective,
     keys: &[u64],
+    stage1: &mut Stage1,
     basis: &mut PlanningBasis,
 ) -> Option<PoolSchedule> {
-    let instance = Instance::new(validated(specs, capacity), capacity).ok()?;
-    let schedule = solve(&instance, objective, keys, basis)?;
-    Some((instance.job_schedules(&schedule), schedule.order))
+    if capacity == 0 || specs.is_empty() || !stage1.run(last, specs, keys, capacity) {
+        return None;
+    }
+    let chains = &stage1.chains;
+    let costs: Vec<Penalty> = stage1.flows.iter().map(|f| f.cost().clone()).collect();
+    let schedule = solve(chains, &costs, capacity, objective, keys, basis)?;
+    let pieces = chains.iter().zip(&schedule.chains).map(|(c, s)| super::shape::shape_shift(c, s)).collect();
+    Some((pieces, schedule.order))
 }
 
 /// The last plan's Stage 1-3 input and result for one pool: Stages 1-3 are a deterministic function
@@ -552,6 +627,8 @@ struct PoolSolve {
     result: Option<PoolSchedule>,
     /// Full solves so far (tests check that an unchanged pool is not solved again).
     solves: u64,
+    /// Per flow, the last plan's Stage 1 ([`Stage1`]).
+    stage1: Stage1,
     /// The minisum relaxation's last simplex basis: a scratch for the next solve's warm start,
     /// which is used only when it is certified to give the cold solve's charges (module docs).
     basis: PlanningBasis,
@@ -570,7 +647,8 @@ impl PoolSolve {
             && self.specs.len() == specs.len()
             && self.specs.iter().zip(&specs).all(|(a, b)| a.same_bits(b));
         if !same {
-            self.result = schedule_pool(&specs, capacity, objective, keys, &mut self.basis);
+            self.result =
+                schedule_pool(&self.specs, &specs, capacity, objective, keys, &mut self.stage1, &mut self.basis);
             self.capacity = capacity;
             self.solves += 1;
         }
@@ -579,36 +657,28 @@ impl PoolSolve {
     }
 }
 
-/// Solves the instance; the greedy by lower bound if the chosen stage fails.
+/// Solves Stage 2 for the chains (with their flows' costs); the greedy by lower bound if the chosen
+/// stage fails.
 fn solve(
-    instance: &Instance,
+    chains: &[PseudoChain],
+    costs: &[Penalty],
+    slots: u32,
     objective: Objective,
     keys: &[u64],
     basis: &mut PlanningBasis,
 ) -> Option<super::greedy::DeadlineSchedule> {
     let outcome = match objective.aggregate() {
-        Aggregate::MiniSum => {
-            let costs = instance.costs();
-            super::minisum::geometric_grid(instance.chains(), instance.slots(), ENGINE_GRID_RATIO)
-                .and_then(|grid| {
-                    super::minisum::minisum_for_planning_from(
-                        instance.chains(),
-                        &costs,
-                        instance.slots(),
-                        grid,
-                        &[0.3, 0.5, 0.7],
-                        keys,
-                        basis,
-                    )
-                })
-                .map(|m| m.schedule)
-        }
+        Aggregate::MiniSum => super::minisum::geometric_grid(chains, slots, ENGINE_GRID_RATIO)
+            .and_then(|grid| {
+                super::minisum::minisum_for_planning_from(chains, costs, slots, grid, &[0.3, 0.5, 0.7], keys, basis)
+            })
+            .map(|m| m.schedule),
         Aggregate::MiniMax => {
-            let lb0 = super::minimax::basic_lower_bound(instance.chains(), &instance.costs(), instance.slots());
-            instance.minimax(1e-3 * lb0.abs().max(1.0)).map(|m| m.schedule)
+            let lb0 = super::minimax::basic_lower_bound(chains, costs, slots);
+            super::minimax::minimax(chains, costs, slots, 1e-3 * lb0.abs().max(1.0)).map(|m| m.schedule)
         }
     };
-    outcome.or_else(|_| instance.schedule_by_deadlines(&vec![f64::INFINITY; instance.chains().len()])).ok()
+    outcome.or_else(|_| super::greedy::schedule_by_deadlines(chains, &vec![f64::INFINITY; chains.len()], slots)).ok()
 }
 
 /// A flow's name across plans for the minisum warm start ([`PlanningBasis`]): a hash of its id
@@ -1015,6 +1085,67 @@ mod tests {
                         first.on_job_finished(&Snapshot::new(now, cluster, &jobs, &active), id);
                     }
                 }
+            }
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+        /// The kept state (views, Stage 1 per flow, the pool's last solve, the simplex basis and its
+        /// network) gives exactly a fresh policy's plans over random sequences of arrivals (the next
+        /// job of the world becomes active), departures (an active job ends; the policy is told, as
+        /// the engine does before retiring it), one job's progress (a map finishes: its flow's input
+        /// changes, every other flow's Stage 1 is reused) and re-plans at the same instant, for every
+        /// objective, in both pool modes.
+        #[test]
+        fn arrivals_and_departures_plan_as_a_fresh_policy(
+            (jobs, cluster, k) in arb_world(),
+            ops in proptest::collection::vec((0u8..4, any::<usize>()), 1..16),
+        ) {
+            let objectives = [
+                Objective::AvgResponseTime, Objective::WeightedAvgStretch, Objective::TotalTardiness,
+                Objective::Makespan, Objective::MaxStretch, Objective::MaxLateness, Objective::TardyJobs,
+            ];
+            let objective = objectives[k];
+            let mut jobs = jobs;
+            // Ended jobs of the world are ended before the sequence starts; the others arrive in id order.
+            let mut retired: Vec<JobId> = jobs.iter().filter(|j| !j.is_active()).map(|j| j.id).collect();
+            let waiting: Vec<JobId> = jobs.iter().filter(|j| j.is_active()).map(|j| j.id).collect();
+            let mut arrived = 1.min(waiting.len());
+            let mut policy = FlowFlexPolicy::new(objective, 2_000);
+            let start = Snapshot::new(10_000, cluster, &jobs, &[]);
+            for &id in &retired {
+                policy.on_job_finished(&start, id);
+            }
+            for (step, &(op, pick)) in ops.iter().enumerate() {
+                let now = 10_000 + 500 * step as Time;
+                let active: Vec<JobId> =
+                    waiting[..arrived].iter().copied().filter(|&id| jobs[id.0 as usize].is_active()).collect();
+                match op {
+                    0 if arrived < waiting.len() => arrived += 1,
+                    1 if !active.is_empty() => {
+                        let id = active[pick % active.len()];
+                        policy.on_job_finished(&Snapshot::new(now, cluster, &jobs, &active), id);
+                        jobs[id.0 as usize].status = JobStatus::Finished;
+                        retired.push(id);
+                    }
+                    2 if !active.is_empty() => {
+                        let map = jobs[active[pick % active.len()].0 as usize].phase_mut(Phase::Map);
+                        if map.pending > 1 {
+                            map.pending -= 1;
+                            map.finished += 1;
+                        }
+                    }
+                    _ => {}
+                }
+                let active: Vec<JobId> =
+                    waiting[..arrived].iter().copied().filter(|&id| jobs[id.0 as usize].is_active()).collect();
+                let snap = Snapshot::new(now, cluster, &jobs, &active);
+                let mut fresh = FlowFlexPolicy::new(objective, 2_000);
+                for &id in &retired {
+                    fresh.on_job_finished(&snap, id);
+                }
+                prop_assert_eq!(policy.plan(&snap), fresh.plan(&snap), "step {} op {}", step, op);
             }
         }
     }

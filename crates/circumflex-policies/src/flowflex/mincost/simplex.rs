@@ -46,6 +46,47 @@ pub enum ArcState {
     Tree,
 }
 
+/// The simplex's working arrays, kept by the network between solves so that a network reused for
+/// the next plan ([`MinCostFlow::reset`]) allocates nothing (issue 20). No result depends on what
+/// they held: every array is cleared and filled anew by each solve.
+#[derive(Clone, Debug, Default)]
+pub(super) struct SimplexScratch {
+    tail: Vec<usize>,
+    head: Vec<usize>,
+    cost: Vec<f64>,
+    cap: Vec<f64>,
+    flow: Vec<f64>,
+    parent: Vec<usize>,
+    parent_arc: Vec<usize>,
+    in_tree: Vec<bool>,
+    children: Children,
+    potential: Vec<f64>,
+    depth: Vec<usize>,
+    stack: Vec<usize>,
+    up_first: Vec<(usize, bool)>,
+    up_second: Vec<(usize, bool)>,
+    warm: WarmScratch,
+}
+
+/// [`WarmTree::build`]'s arrays.
+#[derive(Clone, Debug, Default)]
+struct WarmScratch {
+    supply: Vec<f64>,
+    set: Vec<usize>,
+    start: Vec<usize>,
+    fill: Vec<usize>,
+    forest: Vec<usize>,
+    incident: Vec<usize>,
+    order: Vec<usize>,
+    seen: Vec<bool>,
+}
+
+/// Clears `v` and fills it with `n` copies of `x`, keeping its allocation.
+fn refill<T: Clone>(v: &mut Vec<T>, n: usize, x: T) {
+    v.clear();
+    v.resize(n, x);
+}
+
 impl MinCostFlow {
     /// Sends `demand` units from `source` to `sink` at minimum cost with the network simplex method
     /// (module docs) and returns that cost. The cost equals [`MinCostFlow::solve`]'s; among equal-cost
@@ -106,6 +147,20 @@ impl MinCostFlow {
     }
 
     fn simplex(&mut self, source: usize, sink: usize, demand: f64, warm: Option<Warm<'_>>) -> Result<f64> {
+        let mut scratch = std::mem::take(&mut self.scratch);
+        let out = self.simplex_in(&mut scratch, source, sink, demand, warm);
+        self.scratch = scratch;
+        out
+    }
+
+    fn simplex_in(
+        &mut self,
+        scratch: &mut SimplexScratch,
+        source: usize,
+        sink: usize,
+        demand: f64,
+        warm: Option<Warm<'_>>,
+    ) -> Result<f64> {
         let start = warm.as_ref().map(|w| w.0);
         self.basis.clear();
         self.pivots = 0;
@@ -120,10 +175,27 @@ impl MinCostFlow {
         let real = self.head.len() / 2;
         // Arc arrays over real arcs then one artificial arc per node: tail, head, cost, capacity, flow.
         let total = real + nodes;
-        let mut tail = Vec::with_capacity(total);
-        let mut head = Vec::with_capacity(total);
-        let mut cost = Vec::with_capacity(total);
-        let mut cap = Vec::with_capacity(total);
+        let SimplexScratch {
+            tail,
+            head,
+            cost,
+            cap,
+            flow,
+            parent,
+            parent_arc,
+            in_tree,
+            children,
+            potential,
+            depth,
+            stack,
+            up_first,
+            up_second,
+            warm: warm_scratch,
+        } = scratch;
+        tail.clear();
+        head.clear();
+        cost.clear();
+        cap.clear();
         let mut max_cost = 0.0f64;
         for a in 0..real {
             tail.push(self.head[2 * a + 1]);
@@ -132,15 +204,15 @@ impl MinCostFlow {
             cap.push(self.residual[2 * a] + self.residual[2 * a + 1]);
             max_cost = max_cost.max(self.cost[2 * a].abs());
         }
-        let mut flow = vec![0.0f64; total];
+        refill(flow, total, 0.0);
         let root = nodes;
         let big = (max_cost + 1.0) * (nodes as f64 + 1.0);
         // The initial basis: every node hangs from the root by its artificial arc, directed so it
         // carries the node's supply (source out to the root, root in to the sink; 0 elsewhere).
-        let mut parent = vec![NONE; nodes + 1];
-        let mut parent_arc = vec![NONE; nodes + 1];
-        let mut in_tree = vec![false; total];
-        let mut children = Children::new(nodes + 1);
+        refill(parent, nodes + 1, NONE);
+        refill(parent_arc, nodes + 1, NONE);
+        refill(in_tree, total, false);
+        children.reset(nodes + 1);
         let supply = |v: usize| {
             if v == source && v != sink {
                 demand
@@ -180,27 +252,25 @@ impl MinCostFlow {
                     cost.push(big);
                     cap.push(f64::INFINITY);
                 }
-                let supplies: Vec<f64> = (0..nodes).map(supply).collect();
-                let mut warm = WarmTree { parent: &mut parent, parent_arc: &mut parent_arc, in_tree: &mut in_tree };
+                warm_scratch.supply.clear();
+                warm_scratch.supply.extend((0..nodes).map(supply));
+                let mut warm = WarmTree { parent, parent_arc, in_tree };
                 // Breadth-first from each component: every node comes after its parent.
-                let order = warm.build(states, real, supplies, (&mut tail, &mut head), &cap, &mut flow);
-                for &v in &order {
+                warm.build(states, real, warm_scratch, (tail, head), cap, flow);
+                for &v in &warm_scratch.order {
                     children.add(parent[v], v);
                 }
             }
         }
-        let mut potential = vec![0.0f64; nodes + 1];
-        let mut depth = vec![0usize; nodes + 1];
-        let mut stack = Vec::with_capacity(nodes + 1);
-        let arcs = Arcs { tail: &tail, cost: &cost };
-        refresh(root, &children, &parent_arc, arcs, &mut potential, &mut depth, &mut stack);
+        refill(potential, nodes + 1, 0.0);
+        refill(depth, nodes + 1, 0);
+        let arcs = Arcs { tail, cost };
+        refresh(root, children, parent_arc, arcs, potential, depth, stack);
         let tolerance = 1e-12 * (max_cost + 1.0);
         let block = ((total as f64).sqrt().ceil() as usize).max(8);
         let budget = if start.is_some() { 10 * nodes + 100 } else { 64 * total + 1024 };
         let mut next = 0usize;
-        // Cycle scratch: (arc, forward along the cycle orientation) per side.
-        let mut up_first: Vec<(usize, bool)> = Vec::new();
-        let mut up_second: Vec<(usize, bool)> = Vec::new();
+        // Cycle scratch (`up_first`, `up_second`): (arc, forward along the cycle orientation) per side.
         let mut pivots = 0usize;
         loop {
             // Pricing: the most violating arc of the first block (cyclic) that has one.
@@ -255,7 +325,7 @@ impl MinCostFlow {
             let room = |e: usize, along: bool| if along { cap[e] - flow[e] } else { flow[e] };
             let entering_room = if forward { cap[a] - flow[a] } else { flow[a] };
             let mut delta = entering_room;
-            for &(e, along) in up_first.iter().chain(&up_second) {
+            for &(e, along) in up_first.iter().chain(up_second.iter()) {
                 delta = delta.min(room(e, along));
             }
             if !delta.is_finite() {
@@ -273,7 +343,7 @@ impl MinCostFlow {
                 }
             }
             if leaving.is_none() && entering_room > delta {
-                for &(e, along) in &up_first {
+                for &(e, along) in up_first.iter() {
                     if room(e, along) <= delta {
                         leaving = Some((e, true));
                         break;
@@ -283,7 +353,7 @@ impl MinCostFlow {
             // Augment.
             if delta > 0.0 {
                 flow[a] += if forward { delta } else { -delta };
-                for &(e, along) in up_first.iter().chain(&up_second) {
+                for &(e, along) in up_first.iter().chain(up_second.iter()) {
                     flow[e] += if along { delta } else { -delta };
                     if flow[e] < 0.0 {
                         flow[e] = 0.0;
@@ -300,7 +370,7 @@ impl MinCostFlow {
             };
             // The leaving arc reached a bound: put it there exactly.
             let out_along =
-                up_first.iter().chain(&up_second).find(|&&(e, _)| e == out).is_some_and(|&(_, along)| along);
+                up_first.iter().chain(up_second.iter()).find(|&&(e, _)| e == out).is_some_and(|&(_, along)| along);
             flow[out] = if out_along { cap[out] } else { 0.0 };
             in_tree[out] = false;
             in_tree[a] = true;
@@ -325,8 +395,8 @@ impl MinCostFlow {
             // Prices below the entering arc: `start`'s from `other`, then its new subtree.
             potential[start] = if tail[a] == other { potential[other] + cost[a] } else { potential[other] - cost[a] };
             depth[start] = depth[other] + 1;
-            let arcs = Arcs { tail: &tail, cost: &cost };
-            refresh(start, &children, &parent_arc, arcs, &mut potential, &mut depth, &mut stack);
+            let arcs = Arcs { tail, cost };
+            refresh(start, children, parent_arc, arcs, potential, depth, stack);
         }
         if (real..total).any(|e| flow[e] > 1e-9 * demand.max(1.0)) {
             return Err(Error::job("min-cost flow demand", demand, "at most what the network can carry"));
@@ -362,7 +432,8 @@ impl MinCostFlow {
                 true
             });
         }
-        self.potential = potential[..nodes].to_vec();
+        self.potential.clear();
+        self.potential.extend_from_slice(&potential[..nodes]);
         self.pivots = pivots;
         self.basis.extend((0..real).map(|e| {
             if in_tree[e] {
@@ -390,20 +461,23 @@ impl WarmTree<'_> {
     /// that form a forest hung from each component's first node, then bottom-up each node keeps
     /// its tree arc if the flow its subtree forces on it is feasible (and strongly so), else it
     /// hangs from the root by its artificial arc (`real + v`, turned to carry the subtree's supply).
-    /// Returns the nodes breadth-first from each component's first node (each after its parent).
+    /// Leaves in `scratch.order` the nodes breadth-first from each component's first node (each
+    /// after its parent); `scratch.supply` holds the nodes' supplies on entry.
     fn build(
         &mut self,
         states: &[ArcState],
         real: usize,
-        mut supply: Vec<f64>,
+        scratch: &mut WarmScratch,
         (tail, head): (&mut [usize], &mut [usize]),
         cap: &[f64],
         flow: &mut [f64],
-    ) -> Vec<usize> {
+    ) {
+        let WarmScratch { supply, set, start, fill, forest, incident, order, seen } = scratch;
         let nodes = supply.len();
         let root = nodes;
         // Union-find over the guessed tree arcs: an arc closing a cycle is left out of the tree.
-        let mut set: Vec<usize> = (0..nodes).collect();
+        set.clear();
+        set.extend(0..nodes);
         let find = |set: &mut Vec<usize>, mut x: usize| {
             while set[x] != x {
                 set[x] = set[set[x]];
@@ -411,8 +485,8 @@ impl WarmTree<'_> {
             }
             x
         };
-        let mut start = vec![0usize; nodes + 1];
-        let mut forest = Vec::new();
+        refill(start, nodes + 1, 0);
+        forest.clear();
         for (a, &state) in states.iter().enumerate().take(real) {
             match state {
                 ArcState::Upper if cap[a].is_finite() && cap[a] > 0.0 => {
@@ -421,7 +495,7 @@ impl WarmTree<'_> {
                     supply[head[a]] += cap[a];
                 }
                 ArcState::Tree => {
-                    let (x, y) = (find(&mut set, tail[a]), find(&mut set, head[a]));
+                    let (x, y) = (find(set, tail[a]), find(set, head[a]));
                     if x != y {
                         set[x] = y;
                         forest.push(a);
@@ -435,17 +509,18 @@ impl WarmTree<'_> {
         for v in 0..nodes {
             start[v + 1] += start[v];
         }
-        let mut fill = start.clone();
-        let mut incident = vec![0usize; 2 * forest.len()];
-        for &a in &forest {
+        fill.clear();
+        fill.extend_from_slice(start);
+        refill(incident, 2 * forest.len(), 0);
+        for &a in forest.iter() {
             for v in [tail[a], head[a]] {
                 incident[fill[v]] = a;
                 fill[v] += 1;
             }
         }
         // Breadth-first order from each component's first node (hung from the root for now).
-        let mut order = Vec::with_capacity(nodes);
-        let mut seen = vec![false; nodes];
+        order.clear();
+        refill(seen, nodes, false);
         for first in 0..nodes {
             if seen[first] {
                 continue;
@@ -497,13 +572,13 @@ impl WarmTree<'_> {
             }
             self.in_tree[a] = true;
         }
-        order
     }
 }
 
 /// The spanning tree's child lists as doubly linked sibling lists: a re-hung node leaves its old
 /// parent in O(1). (Only [`refresh`]'s visiting order depends on the order of children, and a
 /// node's price and depth follow from its parent's alone, so the order changes no number.)
+#[derive(Clone, Debug, Default)]
 struct Children {
     first: Vec<usize>,
     next: Vec<usize>,
@@ -511,8 +586,11 @@ struct Children {
 }
 
 impl Children {
-    fn new(nodes: usize) -> Children {
-        Children { first: vec![NONE; nodes], next: vec![NONE; nodes], prev: vec![NONE; nodes] }
+    /// Empty lists for `nodes` nodes, keeping the allocations.
+    fn reset(&mut self, nodes: usize) {
+        refill(&mut self.first, nodes, NONE);
+        refill(&mut self.next, nodes, NONE);
+        refill(&mut self.prev, nodes, NONE);
     }
 
     /// Makes `v` (in no list) the first child of `p`.
