@@ -144,17 +144,11 @@ fn starts_remove_the_nearest_entry() {
     assert_eq!(s.youngest_first().count(), 0);
 }
 
-/// MRv1 reports a KILLED attempt at a heartbeat where its map slot is still held by the attempt's
-/// clean-up and only a reduce slot is free: the map earmark waits for a heartbeat with a free map slot
-/// instead of being spent on nothing (the slot would then go back to the victim's re-queued task).
-#[test]
-fn an_earmark_waits_for_a_free_slot_in_its_pool() {
-    let cfg = EngineConfig {
-        policy: "fair".into(),
-        pool_mode: PoolMode::Split,
-        preemption: on(0, 1_000),
-        ..EngineConfig::default()
-    };
+/// A split-pool node of 2 map slots and 1 reduce slot under Fair with `cfg`'s other settings: a long job's
+/// maps hold both map slots since t = 0 and a 1-map short job arrives at t = 1 s (the MRv1 mini cluster's
+/// shape). Returns (engine, node, long job, short job).
+fn long_job_holds_the_map_slots(cfg: EngineConfig) -> (Engine, NodeId, JobId, JobId) {
+    let cfg = EngineConfig { policy: "fair".into(), pool_mode: PoolMode::Split, ..cfg };
     let mut e = Engine::with_policy(cfg, Box::new(crate::baseline::fair::Fair::default()));
     let n = e.add_node("n0", "/r0", 2, 1);
     let (long, _) = e.submit(JobSpec::new(0, 20, 0).with_task_ms(600_000, 1), 0).unwrap();
@@ -165,6 +159,16 @@ fn an_earmark_waits_for_a_free_slot_in_its_pool() {
     }
     let (short, _) = e.submit(JobSpec::new(1_000, 1, 0).with_task_ms(5_000, 1), 1_000).unwrap();
     e.tick(1_000);
+    (e, n, long, short)
+}
+
+/// MRv1 reports a KILLED attempt at a heartbeat where its map slot is still held by the attempt's
+/// clean-up and only a reduce slot is free: the map earmark waits for a heartbeat with a free map slot
+/// instead of being spent on nothing (the slot would then go back to the victim's re-queued task).
+#[test]
+fn an_earmark_waits_for_a_free_slot_in_its_pool() {
+    let (mut e, n, long, short) =
+        long_job_holds_the_map_slots(EngineConfig { preemption: on(0, 1_000), ..EngineConfig::default() });
     assert_eq!(e.preemptions(2_000).iter().map(|d| d.count).sum::<u32>(), 1);
     e.task_preempted(long, Phase::Map, n, 3_000, 3_000).unwrap();
     // The map slot is not free yet: nothing for the short job, and the earmark stays.
@@ -182,23 +186,8 @@ fn an_earmark_waits_for_a_free_slot_in_its_pool() {
 /// Once the node stops reporting a full pool the earmark lapses after its hold.
 #[test]
 fn an_earmark_outlives_a_slow_clean_up_while_its_node_reports_the_pool_full() {
-    let cfg = EngineConfig {
-        policy: "fair".into(),
-        pool_mode: PoolMode::Split,
-        epoch_ms: 1_000,
-        preemption: on(1_000, 10_000),
-        ..EngineConfig::default()
-    };
-    let mut e = Engine::with_policy(cfg, Box::new(crate::baseline::fair::Fair::default()));
-    let n = e.add_node("n0", "/r0", 2, 1);
-    let (long, _) = e.submit(JobSpec::new(0, 20, 0).with_task_ms(600_000, 1), 0).unwrap();
-    e.tick(0);
-    e.node_update(n, [2, 1], 0).unwrap();
-    for _ in 0..2 {
-        e.task_started(long, Phase::Map, n, Locality::Node, 0).unwrap();
-    }
-    let (short, _) = e.submit(JobSpec::new(1_000, 1, 0).with_task_ms(5_000, 1), 1_000).unwrap();
-    e.tick(1_000);
+    let cfg = EngineConfig { epoch_ms: 1_000, preemption: on(1_000, 10_000), ..EngineConfig::default() };
+    let (mut e, n, long, short) = long_job_holds_the_map_slots(cfg);
     assert!(e.preemptions(1_000).is_empty());
     assert_eq!(e.preemptions(2_000).iter().map(|d| d.count).sum::<u32>(), 1);
     e.task_preempted(long, Phase::Map, n, 3_000, 3_000).unwrap();
