@@ -743,6 +743,7 @@ impl JobState {
     /// Never lowered: a task killed or failed does not undo what its age showed.
     pub fn raise_age_floor(&mut self, phase: Phase, oldest_start: Time, now: Time) -> bool {
         let submitted = self.spec.phase(phase).task_ms.is_some();
+        let before = self.task_ms_estimate(phase);
         let p = self.phase_mut(phase);
         if submitted || p.finished > 0 || p.running == 0 {
             return false;
@@ -751,9 +752,8 @@ impl JobState {
         if floor <= p.age_floor_ms {
             return false;
         }
-        let before = p.default_ms().max(p.age_floor_ms);
         p.age_floor_ms = floor;
-        floor > before
+        self.task_ms_estimate(phase) != before
     }
 
     /// Remaining work of `phase` in slot-ms. Running tasks count as half done: the engine does

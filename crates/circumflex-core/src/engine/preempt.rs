@@ -365,7 +365,7 @@ impl Engine {
     ) -> u32 {
         let cfg = self.config.preemption;
         let phases = self.pool_phases(pool);
-        let expires = now + cfg.grace_ms + 2 * self.config.epoch_ms + cfg.delay_ms;
+        let expires = now + self.in_flight_window();
         let mut capacity: Option<[u64; 2]> = None;
         let mut got = 0;
         for v in (0..self.plan.entries.len()).rev() {
@@ -512,7 +512,7 @@ impl Engine {
             // clean-up attempt holds the slot for a JVM start, seconds on a loaded tracker): the earmark
             // stands as long as a kill may be in flight, and the node's heartbeats that find the pool still
             // full extend it (`refresh_earmarks`).
-            let expires = now + self.earmark_hold();
+            let expires = now + self.in_flight_window();
             let pool = self.slot_of(phase);
             self.preempt.earmarks.push(Earmark { node, pool, job: b, expires });
         }
@@ -542,22 +542,22 @@ impl Engine {
         self.preempt.inflight.iter().map(|f| f.count).sum()
     }
 
-    /// How long an earmark waits for its slot: the grace period, the delay and two epochs, as a
-    /// decision in flight does.
-    fn earmark_hold(&self) -> Time {
+    /// How long a kill may be in flight: the grace period, the delay and two epochs. A decision is
+    /// forgotten after it, and an earmark waits that long for its slot.
+    fn in_flight_window(&self) -> Time {
         let cfg = &self.config.preemption;
         cfg.grace_ms + cfg.delay_ms + 2 * self.config.epoch_ms
     }
 
     /// A heartbeat of `node` with `free` slots per pool: its earmarks whose pool is still full (the host
-    /// has not handed the killed task's slot back yet) wait on, [`Engine::earmark_hold`] from now. An
+    /// has not handed the killed task's slot back yet) wait on, [`Engine::in_flight_window`] from now. An
     /// earmark lapses only once its node stops reporting a full pool, so a slot held back by a slow
     /// clean-up still goes to the job it was taken for, never to the victim's re-queued task.
     pub(super) fn refresh_earmarks(&mut self, node: NodeId, free: [u32; 2], shared: bool, now: Time) {
         if self.preempt.earmarks.is_empty() {
             return;
         }
-        let until = now + self.earmark_hold();
+        let until = now + self.in_flight_window();
         for m in self.preempt.earmarks.iter_mut().filter(|m| m.node == node) {
             let pool_free = if shared { free[0] } else { free[m.pool] };
             if pool_free == 0 && m.expires < until {
