@@ -83,11 +83,11 @@ SWIM_DAY := ../shared/data/swim/FB-2009_samples_24_times_1hr_0.tsv
 SWIM_COMPARE := compare --policies fifo,fair,flex:avg_response_time,flex:max_stretch --baseline fair \
   --workload swim:$(SWIM_DAY) --nodes 50 --map-slots 4 --reduce-slots 2 --racks 2
 RESULTS_ALL := asrpt adaptive-ch3 rtmr ras-ch4 flowflex flowflex-slack4 reverse-ch5 circumflex circumflex-sensitivity \
-  swim-fb2009 swim-fb2009-shared synthetic-deadlines sweep sweep-no-estimates
+  swim-fb2009 swim-fb2009-shared synthetic-deadlines sweep sweep-no-estimates burst-orders
 ## Checked in `make test`: all but the CIRCUMFLEX study and its sensitivity runs (together over 10 min of CPU) and
 ## reverse-ch5 (1.5 min): about 1 min of CPU, plus the sweeps (2.5 + 1 min of CPU) and the release build of the CLI.
 RESULTS_CHECKED ?= asrpt adaptive-ch3 rtmr ras-ch4 flowflex flowflex-slack4 swim-fb2009 swim-fb2009-shared \
-  synthetic-deadlines sweep sweep-no-estimates
+  synthetic-deadlines sweep sweep-no-estimates burst-orders
 
 cli:
 	$(CARGO) build --release -p circumflex-sim --bin circumflex
@@ -128,6 +128,35 @@ result-synthetic-deadlines: cli
 	  --reduce-slots 2 --seed 1 --out $(RESULTS_DIR)/synthetic-deadlines
 SWEEP_ARGS := --workload swim:$(SWIM_DAY) --racks 2 --param circumflex.preemption.enabled=true \
   --gate --gate-known results/quality-gate-known-losses.csv
+# How far ordering alone goes on the Gridmix burst (docs/evaluation.md, "How far ordering alone goes on the
+# burst"): the calibrated model of the mini cluster (docs/simulator.md, start-up contention on 2 cores), the
+# three recorded burst traces, the FairScheduler and CapacityScheduler models, FLEX as the harness runs it, and
+# every static priority order of the 8 jobs under FLEX's AM gate, with at most 1 or any number of AMs starting.
+BURST_MODEL := --nodes 1 --reduce-slots 0 --racks 1 --replicas 1 --pool shared --heartbeat-ms 200 --epoch-ms 1000 \
+  --am-slots 2 --host-cores 2 --map-slots 24 --am-startup-ms 3020 --launch-ms 2170
+BURST_GATE := --param circumflex.am.admission.enabled=true --param circumflex.preemption.enabled=true \
+  --param circumflex.preemption.delay.ms=3000
+BURST_TRACES := gridmix-loaded/no-levers/burst gridmix-loaded-k1/burst gridmix-loaded-k1-quiet/burst
+mean_of = $(CIRCUMFLEX) compare $(1) 2>/dev/null | awk '$$1 ~ /^$(2)/ { print $$2; exit }'
+result-burst-orders: cli
+	@mkdir -p $(RESULTS_DIR)/burst-orders
+	@echo "make result-burst-orders" > $(RESULTS_DIR)/burst-orders/COMMAND
+	@{ echo "| trace | fair | capacity | FLEX (k = 1) | submission order (k = 1) | best static order (k = 1) | worst (k = 1) | best static order (no bound) |"; \
+	  echo "|---|---:|---:|---:|---:|---:|---:|---:|"; \
+	  for t in $(BURST_TRACES); do W="--workload rumen:results/$$t/trace.json $(BURST_MODEL)"; \
+	    fair=$$($(call mean_of,--policies fair $$W --am-order eager,fair)); \
+	    cap=$$($(call mean_of,--policies fifo $$W --param circumflex.am.admission.enabled=true --param circumflex.am.max.share=0.1,fifo)); \
+	    flex=$$($(call mean_of,--policies flex:avg_response_time $$W $(BURST_GATE) --param circumflex.am.max.starting.per.node=1 --no-estimates,flex)); \
+	    k1=$$($(CIRCUMFLEX) best-order $$W $(BURST_GATE) --param circumflex.am.max.starting.per.node=1 2>/dev/null); \
+	    k0=$$($(CIRCUMFLEX) best-order $$W $(BURST_GATE) 2>/dev/null); \
+	    sub=$$(echo "$$k1" | awk '/^submission/ { print $$5 }'); best=$$(echo "$$k1" | awk '/^best/ { print $$5 }'); \
+	    worst=$$(echo "$$k1" | awk '/^worst/ { print $$5 }'); best0=$$(echo "$$k0" | awk '/^best/ { print $$5 }'); \
+	    echo "$$t $$fair $$cap $$flex $$sub $$best $$worst $$best0" | awk '{ f = $$2; printf "| %s | %.1f | %.1f (%.2f) | %.1f (%.2f) | %.1f (%.2f) | %.1f (%.2f) | %.1f (%.2f) | %.1f (%.2f) |\n", \
+	      $$1, f, $$3, $$3 / f, $$4, $$4 / f, $$5, $$5 / f, $$6, $$6 / f, $$7, $$7 / f, $$8, $$8 / f }'; \
+	    echo "$$k1" | awk -v t=$$t '/^best/ { sub(/^best order: +mean response [0-9.]+ s: /, ""); print "best order (k = 1), " t ": " $$0 }' >> $(RESULTS_DIR)/burst-orders/orders.txt.tmp; \
+	  done; } > $(RESULTS_DIR)/burst-orders/table.md
+	@mv $(RESULTS_DIR)/burst-orders/orders.txt.tmp $(RESULTS_DIR)/burst-orders/orders.txt
+	@cat $(RESULTS_DIR)/burst-orders/table.md $(RESULTS_DIR)/burst-orders/orders.txt
 result-sweep: cli
 	$(CIRCUMFLEX) sweep $(SWEEP_ARGS) --out $(RESULTS_DIR)/sweep
 GATED_POLICIES := fair,flex:avg_response_time,flex:avg_stretch,flex:max_stretch,asrpt

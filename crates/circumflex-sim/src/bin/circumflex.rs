@@ -56,6 +56,13 @@ enum Command {
         #[command(flatten)]
         run: RunArgs,
     },
+    /// Every static priority order of a small workload (at most 8 jobs), simulated under `fifo` with
+    /// the given set-up (gate, contention, preemption): the best and worst mean response time, and the
+    /// orders (docs/evaluation.md, "How far ordering alone goes on the burst").
+    BestOrder {
+        #[command(flatten)]
+        run: RunArgs,
+    },
     /// Load sweep: every policy at cluster sizes spanning the given utilizations, both pool modes and
     /// several seeds, with the lower bounds of every cell; writes runs.csv, table.md (median ratios to
     /// fair and to the bounds) and SVG plots. `--nodes`, `--pool` and `--seed` are set per run.
@@ -743,6 +750,19 @@ fn main_result() -> Result<()> {
                 write_outputs(out, &workload, &results, &rows, &table)?;
                 eprintln!("wrote {}", out.display());
             }
+        }
+        Command::BestOrder { run } => {
+            let config = run.sim_config("fifo", None)?;
+            let workload = run.workload(&config.cluster)?;
+            eprintln!("{}", describe(&workload, &config));
+            let found = circumflex_sim::sim::orders::search(&config, &workload)?;
+            let names = |order: &[usize]| {
+                order.iter().map(|&j| workload.jobs[j].spec.external_id.as_str()).collect::<Vec<_>>().join(" ")
+            };
+            println!("orders simulated: {}", found.orders);
+            println!("submission order: mean response {:.1} s", found.submission);
+            println!("best order:  mean response {:.1} s: {}", found.best.0, names(&found.best.1));
+            println!("worst order: mean response {:.1} s: {}", found.worst.0, names(&found.worst.1));
         }
         Command::Sweep { policies, loads, pools, seeds, threads, gate, gate_known, run } => {
             use circumflex_sim::sim::sweep;

@@ -11,6 +11,7 @@
 //! - [`metrics`]: per-job records, per-run summaries, isolated time (for stretch).
 //! - [`bound`]: lower bounds on mean response time, mean stretch and max stretch (how far from optimal).
 //! - [`drift`]: the committed results against the same commands run again (`make results-check`).
+//! - [`orders`]: every static priority order of a small workload (how far ordering alone can go).
 //! - [`sweep`]: the load sweep (policies × cluster sizes × pools × seeds, ratios to fair and to the bounds).
 //! - [`report`]: JSON, CSV, the terminal table and SVG plots.
 //!
@@ -24,6 +25,7 @@ pub mod bound;
 pub mod drift;
 pub mod hash;
 pub mod metrics;
+pub mod orders;
 pub mod report;
 pub mod simulator;
 pub mod sweep;
