@@ -85,7 +85,8 @@ SWIM_COMPARE := compare --policies fifo,fair,flex:avg_response_time,flex:max_str
 RESULTS_ALL := asrpt adaptive-ch3 rtmr ras-ch4 flowflex flowflex-slack4 reverse-ch5 circumflex circumflex-sensitivity \
   swim-fb2009 swim-fb2009-shared synthetic-deadlines sweep sweep-no-estimates burst-orders
 ## Checked in `make test`: all but the CIRCUMFLEX study and its sensitivity runs (together over 10 min of CPU) and
-## reverse-ch5 (1.5 min): about 1 min of CPU, plus the sweeps (2.5 + 1 min of CPU) and the release build of the CLI.
+## reverse-ch5 (1.5 min): about 1 min of CPU, plus the sweeps (2.5 + 1 min of CPU), the burst orders (0.5 min) and
+## the release build of the CLI.
 RESULTS_CHECKED ?= asrpt adaptive-ch3 rtmr ras-ch4 flowflex flowflex-slack4 swim-fb2009 swim-fb2009-shared \
   synthetic-deadlines sweep sweep-no-estimates burst-orders
 
