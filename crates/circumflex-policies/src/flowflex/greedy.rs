@@ -346,9 +346,7 @@ pub(crate) fn deadline_order_by(q: &[f64], deadlines: &[f64]) -> Vec<usize> {
 pub(crate) fn deadline_order_into(q: &[f64], deadlines: &[f64], order: &mut Vec<usize>) {
     order.clear();
     order.extend(0..q.len());
-    order.sort_unstable_by(|&a, &b| {
-        deadlines[a].total_cmp(&deadlines[b]).then(q[b].total_cmp(&q[a])).then(a.cmp(&b))
-    });
+    order.sort_unstable_by(|&a, &b| deadlines[a].total_cmp(&deadlines[b]).then(q[b].total_cmp(&q[a])).then(a.cmp(&b)));
 }
 
 /// Fig. 5: schedule the chains in deadline order and flag whether every chain meets twice its deadline.

@@ -497,13 +497,13 @@ fn build_flows(
         let spec = &mut specs[f];
         spec.jobs.clear();
         spec.jobs.extend(view.nodes.iter().map(|node| match node.job {
-                Some(id) => {
-                    let job = snapshot.job(id);
-                    let work: f64 = Phase::ALL.iter().map(|&ph| job.remaining_work(ph)).sum();
-                    FlowJob { work: (work / UNIT_MS).max(1e-3), max_parallelism: job_parallelism(job, pool) }
-                }
-                None => FlowJob { work: (mean_work / UNIT_MS).max(1e-3), max_parallelism: widest.min(pool.capacity) },
-            }));
+            Some(id) => {
+                let job = snapshot.job(id);
+                let work: f64 = Phase::ALL.iter().map(|&ph| job.remaining_work(ph)).sum();
+                FlowJob { work: (work / UNIT_MS).max(1e-3), max_parallelism: job_parallelism(job, pool) }
+            }
+            None => FlowJob { work: (mean_work / UNIT_MS).max(1e-3), max_parallelism: widest.min(pool.capacity) },
+        }));
         let volume = spec.jobs.iter().map(|j| j.work * UNIT_MS).sum::<f64>() + ended.work;
         spec.edges.clear();
         spec.edges.extend_from_slice(&view.edges);
