@@ -80,6 +80,17 @@ impl Utilisation {
         Utilisation { slots, starts: vec![0.0], used: vec![0], full: Vec::new(), jump: true }
     }
 
+    /// Empty again on `slots` processors, keeping the allocations (issue 20: a greedy per rounding
+    /// fraction per plan). The same state as [`Utilisation::new`] but for `jump`, which is kept.
+    fn reset(&mut self, slots: u32) {
+        self.slots = slots;
+        self.starts.clear();
+        self.starts.push(0.0);
+        self.used.clear();
+        self.used.push(0);
+        self.full.clear();
+    }
+
     /// Records that `[a, b)` became saturated, merging it with the ranges it touches.
     fn saturated(&mut self, a: f64, b: f64) {
         let i = self.full.partition_point(|r| r.1 < a);
@@ -122,10 +133,10 @@ impl Utilisation {
         after
     }
 
-    /// Runs `work` from `from` on, at rate `min(P − σ, bound)`, reserving what it uses.
-    fn fill(&mut self, from: f64, work: f64, bound: u64) -> Vec<Piece> {
+    /// Runs `work` from `from` on, at rate `min(P − σ, bound)`, reserving what it uses; its pieces
+    /// are appended to `pieces`.
+    fn fill(&mut self, from: f64, work: f64, bound: u64, pieces: &mut Vec<Piece>) {
         let bound = u32::try_from(bound).unwrap_or(u32::MAX).min(self.slots);
-        let mut pieces = Vec::new();
         let mut remaining = work;
         let mut k = self.split_at(from.max(0.0));
         while remaining > 0.0 && k < self.starts.len() {
@@ -162,7 +173,90 @@ impl Utilisation {
             }
             k += 1;
         }
-        pieces
+    }
+}
+
+/// A greedy schedule laid out flat, so that one kept across plans allocates nothing (issue 20):
+/// every piece in one vector, chain by chain in priority order and pseudo-job by pseudo-job.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(crate) struct FlatSchedule {
+    /// The pieces.
+    pieces: Vec<Piece>,
+    /// Per chain (by index), the index of its first pseudo-job in `jobs`.
+    first_job: Vec<usize>,
+    /// Per pseudo-job (chain by chain, by index), its pieces' range in `pieces`.
+    jobs: Vec<(usize, usize)>,
+    /// Per chain (by index), its completion time.
+    completion: Vec<f64>,
+}
+
+impl FlatSchedule {
+    /// Chain `c`'s histograms, one per pseudo-job in chain order.
+    pub(crate) fn histograms(&self, c: usize) -> impl Iterator<Item = &[Piece]> + '_ {
+        let from = self.first_job.get(c).copied().unwrap_or(0);
+        let to = self.first_job.get(c + 1).copied().unwrap_or(from);
+        self.jobs[from..to].iter().map(|&(a, b)| &self.pieces[a..b])
+    }
+
+    /// Per chain (by index), its completion time.
+    pub(crate) fn completions(&self) -> &[f64] {
+        &self.completion
+    }
+
+    /// The nested form ([`ChainSchedule`] per chain).
+    pub(crate) fn to_chains(&self) -> Vec<ChainSchedule> {
+        (0..self.completion.len())
+            .map(|c| ChainSchedule {
+                pieces: self.histograms(c).map(<[Piece]>::to_vec).collect(),
+                completion: self.completion[c],
+            })
+            .collect()
+    }
+
+    /// The flat form of `chains` (the fallback and minimax paths, which build the nested one).
+    pub(crate) fn from_chains(chains: &[ChainSchedule]) -> FlatSchedule {
+        let mut out = FlatSchedule::default();
+        for chain in chains {
+            out.first_job.push(out.jobs.len());
+            for histogram in &chain.pieces {
+                let start = out.pieces.len();
+                out.pieces.extend_from_slice(histogram);
+                out.jobs.push((start, out.pieces.len()));
+            }
+            out.completion.push(chain.completion);
+        }
+        out.first_job.push(out.jobs.len());
+        out
+    }
+}
+
+/// The greedy's working state, kept across runs so that a run allocates nothing once warm
+/// (issue 20). No result depends on what it held: every run resets it.
+#[derive(Clone, Debug)]
+pub(crate) struct Greedy {
+    sigma: Utilisation,
+    seen: Vec<bool>,
+}
+
+impl Default for Greedy {
+    /// Allocates nothing (it is taken out of its owner per plan); `schedule` resets `sigma` first.
+    fn default() -> Greedy {
+        let sigma = Utilisation { slots: 1, starts: Vec::new(), used: Vec::new(), full: Vec::new(), jump: true };
+        Greedy { sigma, seen: Vec::new() }
+    }
+}
+
+impl Greedy {
+    /// [`schedule_in_order`] into `out` (whatever it held).
+    pub(crate) fn schedule(
+        &mut self,
+        chains: &[PseudoChain],
+        order: &[usize],
+        slots: u32,
+        out: &mut FlatSchedule,
+    ) -> Result<()> {
+        self.sigma.reset(slots);
+        run_greedy(chains, order, &mut self.sigma, &mut self.seen, out)
     }
 }
 
@@ -172,8 +266,22 @@ pub fn schedule_in_order(chains: &[PseudoChain], order: &[usize], slots: u32) ->
 }
 
 fn schedule_with(chains: &[PseudoChain], order: &[usize], mut sigma: Utilisation) -> Result<Vec<ChainSchedule>> {
+    let mut out = FlatSchedule::default();
+    run_greedy(chains, order, &mut sigma, &mut Vec::new(), &mut out)?;
+    Ok(out.to_chains())
+}
+
+/// The greedy on `sigma` (fresh), into `out`; `seen` is a scratch.
+fn run_greedy(
+    chains: &[PseudoChain],
+    order: &[usize],
+    sigma: &mut Utilisation,
+    seen: &mut Vec<bool>,
+    out: &mut FlatSchedule,
+) -> Result<()> {
     let slots = sigma.slots;
-    let mut seen = vec![false; chains.len()];
+    seen.clear();
+    seen.resize(chains.len(), false);
     for &c in order {
         if c >= chains.len() || std::mem::replace(&mut seen[c], true) {
             return Err(Error::job("flowflex order", format!("{order:?}"), "a permutation of the chain indices"));
@@ -185,18 +293,32 @@ fn schedule_with(chains: &[PseudoChain], order: &[usize], mut sigma: Utilisation
     if slots == 0 {
         return Err(Error::job("slots", slots, "at least 1 processor"));
     }
-    let mut out = vec![ChainSchedule { pieces: Vec::new(), completion: 0.0 }; chains.len()];
+    out.pieces.clear();
+    out.first_job.clear();
+    let mut total = 0;
+    for chain in chains {
+        out.first_job.push(total);
+        total += chain.pseudo_jobs.len();
+    }
+    out.first_job.push(total);
+    out.jobs.clear();
+    out.jobs.resize(total, (0, 0));
+    out.completion.clear();
+    out.completion.resize(chains.len(), 0.0);
     for &c in order {
         let mut ready = 0.0f64;
-        let mut pieces = Vec::with_capacity(chains[c].pseudo_jobs.len());
-        for pj in &chains[c].pseudo_jobs {
-            let histogram = sigma.fill(ready, pj.work(), pj.bound);
-            ready = histogram.last().map_or(ready, |p| p.end);
-            pieces.push(histogram);
+        for (k, pj) in chains[c].pseudo_jobs.iter().enumerate() {
+            let start = out.pieces.len();
+            sigma.fill(ready, pj.work(), pj.bound, &mut out.pieces);
+            let end = out.pieces.len();
+            if end > start {
+                ready = out.pieces[end - 1].end;
+            }
+            out.jobs[out.first_job[c] + k] = (start, end);
         }
-        out[c] = ChainSchedule { pieces, completion: ready };
+        out.completion[c] = ready;
     }
-    Ok(out)
+    Ok(())
 }
 
 /// Lower bound `Q = max(CP, V/P)` of one chain.
@@ -213,9 +335,18 @@ pub fn deadline_order(chains: &[PseudoChain], deadlines: &[f64], slots: u32) -> 
 /// [`deadline_order`] with the chains' lower bounds `q` (`chain_lower_bound(chain, slots)` each)
 /// already computed, as the minisum rounding has them for every fraction it tries.
 pub(crate) fn deadline_order_by(q: &[f64], deadlines: &[f64]) -> Vec<usize> {
-    let mut order: Vec<usize> = (0..q.len()).collect();
-    order.sort_by(|&a, &b| deadlines[a].total_cmp(&deadlines[b]).then(q[b].total_cmp(&q[a])).then(a.cmp(&b)));
+    let mut order = Vec::with_capacity(q.len());
+    deadline_order_into(q, deadlines, &mut order);
     order
+}
+
+/// [`deadline_order_by`] into `order` (whatever it held). The comparison is a total order (the
+/// index breaks every tie), so the unstable sort, which needs no scratch allocation, gives the
+/// stable one's order.
+pub(crate) fn deadline_order_into(q: &[f64], deadlines: &[f64], order: &mut Vec<usize>) {
+    order.clear();
+    order.extend(0..q.len());
+    order.sort_unstable_by(|&a, &b| deadlines[a].total_cmp(&deadlines[b]).then(q[b].total_cmp(&q[a])).then(a.cmp(&b)));
 }
 
 /// Fig. 5: schedule the chains in deadline order and flag whether every chain meets twice its deadline.

@@ -36,7 +36,10 @@
 //!   the warm optimum only where a certificate shows it rounds like the cold simplex's.
 
 use super::chain::PseudoChain;
-use super::greedy::{chain_lower_bound, deadline_order_by, schedule_in_deadline_order, DeadlineSchedule};
+use super::greedy::{
+    chain_lower_bound, deadline_order_by, deadline_order_into, schedule_in_deadline_order, within, DeadlineSchedule,
+    FlatSchedule, Greedy,
+};
 use super::mincost::{ArcState, MinCostFlow};
 use crate::flex::metrics::Penalty;
 use circumflex_core::error::{Error, Result};
@@ -141,18 +144,25 @@ pub fn compressed_grid(chains: &[PseudoChain], costs: &[Penalty], slots: u32, ra
 /// chains. A chain's arcs start at the first point `≥ Q_j`, at most `r·Q_j + 1`; no bound on the
 /// relaxation's distance to the unit grid is claimed for it.
 pub fn geometric_grid(chains: &[PseudoChain], slots: u32, ratio: f64) -> Result<Vec<f64>> {
+    let mut points = Vec::new();
+    geometric_grid_into(chains, slots, ratio, &mut points)?;
+    Ok(points)
+}
+
+/// [`geometric_grid`] into `points` (whatever it held; issue 20, a grid per plan).
+pub(crate) fn geometric_grid_into(chains: &[PseudoChain], slots: u32, ratio: f64, points: &mut Vec<f64>) -> Result<()> {
     if !(ratio.is_finite() && ratio > 1.0) {
         return Err(Error::job("minisum grid ratio", ratio, "a finite number > 1"));
     }
     let horizon = horizon_units(chains, slots, 1.0);
-    let mut points = Vec::new();
+    points.clear();
     let mut offset = 1.0f64;
     while offset < horizon {
         points.push(offset);
         offset = (offset + 1.0).max((offset * ratio).ceil());
     }
     points.push(horizon);
-    Ok(points)
+    Ok(())
 }
 
 /// Fig. 6 with grid step `step` and rounding fraction `theta ∈ (0, 1)` (`½` in the paper).
@@ -416,16 +426,44 @@ pub struct PlanningBasis {
     pub counts: [u64; 3],
     /// The last network, kept only for its allocations (the next plan's is built into it).
     network: Network,
+    /// The warm start's guessed arc states (a scratch).
+    start: Vec<ArcState>,
+    /// The last plan's rounding: its working vectors and its result ([`plan_from`]).
+    rounding: Rounding,
+}
+
+/// The rounding of [`plan_from`]: working vectors kept across plans (issue 20: no allocation per
+/// plan once warm; every one is cleared and filled before it is read) and the result, the best
+/// fraction's deadlines, order and greedy schedule.
+#[derive(Clone, Debug, Default)]
+struct Rounding {
+    q: Vec<f64>,
+    volumes: Vec<f64>,
+    deadlines: Vec<f64>,
+    order: Vec<usize>,
+    schedule: FlatSchedule,
+    /// The orders already scheduled, `m` entries each.
+    tried: Vec<usize>,
+    greedy: Greedy,
+    best_deadlines: Vec<f64>,
+    best_order: Vec<usize>,
+    best: FlatSchedule,
+    theta: f64,
+    objective: f64,
+    relaxation_cost: f64,
 }
 
 impl PlanningBasis {
-    /// The new network's arc states guessed from the recorded basis; `None` without one.
-    fn start_for(&self, network: &Network, keys: &[u64]) -> Option<Vec<ArcState>> {
+    /// The new network's arc states guessed from the recorded basis, into `self.start`; `false`
+    /// without one.
+    fn start_for(&mut self, network: &Network, keys: &[u64]) -> bool {
         if self.sink.is_empty() {
-            return None;
+            return false;
         }
         let intervals = self.sink.len();
-        let mut states = vec![ArcState::Lower; network.net.arc_count()];
+        let mut states = std::mem::take(&mut self.start);
+        states.clear();
+        states.resize(network.net.arc_count(), ArcState::Lower);
         for (j, key) in keys.iter().enumerate().take(network.arcs.len()) {
             let Ok(i) = self.keys.binary_search_by_key(key, |&(k, _)| k) else { continue };
             let old = self.keys[i].1;
@@ -440,7 +478,8 @@ impl PlanningBasis {
         for (k, &arc) in network.down_arcs.iter().enumerate().take(self.down.len()) {
             states[arc / 2] = self.down[k];
         }
-        Some(states)
+        self.start = states;
+        true
     }
 
     /// Records the basis a simplex solve of `network` ended with (forgets it if there is none).
@@ -523,11 +562,11 @@ fn solve_planning_network(
     let mut network = std::mem::take(&mut basis.network);
     build_network_into(&mut network, q, volumes, slots, grid, charge)?;
     let mut cost = None;
-    if let Some(start) = basis.start_for(&network, keys) {
+    if basis.start_for(&network, keys) {
         let delta = 1e-9 * network.demand.max(1.0);
         let Network { net, source, sink, demand, .. } = &mut network;
         let chain_arc = |from: usize, _| (1..=m).contains(&from);
-        match net.solve_simplex_from(*source, *sink, *demand, &start, chain_arc) {
+        match net.solve_simplex_from(*source, *sink, *demand, &basis.start, chain_arc) {
             Ok((c, true)) if rounding_is_robust(&network, volumes, thetas, delta) => {
                 cost = Some(c);
                 basis.counts[0] += 1;
@@ -623,7 +662,131 @@ pub fn minisum_for_planning_from(
     keys: &[u64],
     basis: &mut PlanningBasis,
 ) -> Result<MinisumSchedule> {
-    best_rounding(chains, costs, slots, grid, thetas, false, Solver::Simplex, Some((keys, basis))).map(|(out, _)| out)
+    plan_from(chains, costs, slots, &grid, thetas, keys, basis)?;
+    let r = &basis.rounding;
+    let q: Vec<f64> = chains.iter().map(|c| chain_lower_bound(c, slots)).collect();
+    let trivial: f64 = costs.iter().zip(&q).map(|(w, &q)| w.eval(q)).sum();
+    let Network { net, arcs, .. } = &basis.network;
+    let mut charged = vec![vec![0.0; grid.len()]; chains.len()];
+    for (j, row) in charged.iter_mut().enumerate() {
+        for &(k, arc) in &arcs[j] {
+            row[k] = net.flow_on(arc);
+        }
+    }
+    let meets = r.best.completions().iter().zip(&r.best_deadlines).all(|(&c, &d)| within(c, 2.0 * d));
+    let schedule =
+        DeadlineSchedule { chains: r.best.to_chains(), order: r.best_order.clone(), meets_doubled_deadlines: meets };
+    Ok(MinisumSchedule {
+        grid,
+        theta: r.theta,
+        relaxation_cost: r.relaxation_cost,
+        lower_bound: 0.0f64.max(trivial),
+        charged,
+        deadlines: r.best_deadlines.clone(),
+        schedule,
+        objective: r.objective,
+    })
+}
+
+/// [`minisum_for_planning_from`] for the engine policy: the result stays in `basis` (read it with
+/// [`planned`]), and once warm nothing is allocated per plan (issue 20). The same operations in the
+/// same order as [`best_rounding`]'s planning path, on kept vectors: the charges are read from the
+/// solved network's arcs (an interval without an arc charges 0, which adds nothing to the
+/// cumulative charge), and the greedy runs on a flat schedule ([`Greedy`]).
+pub(crate) fn plan_from(
+    chains: &[PseudoChain],
+    costs: &[Penalty],
+    slots: u32,
+    grid: &[f64],
+    thetas: &[f64],
+    keys: &[u64],
+    basis: &mut PlanningBasis,
+) -> Result<()> {
+    check_inputs(chains, costs)?;
+    if let Some(theta) = thetas.iter().find(|t| !(**t > 0.0 && **t < 1.0)).or(thetas.is_empty().then_some(&0.0)) {
+        return Err(Error::job("minisum rounding fraction", theta, "numbers strictly between 0 and 1 (at least one)"));
+    }
+    let m = chains.len();
+    let increasing = grid.first().is_some_and(|&t| t > 0.0) && grid.windows(2).all(|w| w[0] < w[1]);
+    if !increasing || grid.len() * m > MAX_ARCS {
+        return Err(Error::job(
+            "minisum grid",
+            format!("{} points", grid.len()),
+            format!("increasing points > 0, at most {MAX_ARCS} chain-interval arcs"),
+        ));
+    }
+    let mut r = std::mem::take(&mut basis.rounding);
+    r.q.clear();
+    r.q.extend(chains.iter().map(|c| chain_lower_bound(c, slots)));
+    r.volumes.clear();
+    r.volumes.extend(chains.iter().map(PseudoChain::volume));
+    let charge = |j: usize, k: usize| costs[j].eval(grid[k]);
+    let solved = solve_planning_network(&r.q, &r.volumes, slots, grid, &charge, thetas, keys, basis)
+        .or_else(|_| solve_network(chains, &r.q, &r.volumes, slots, grid, charge, Solver::Paths));
+    let (relaxation_cost, net, arcs) = match solved {
+        Ok(solved) => solved,
+        Err(e) => {
+            basis.rounding = r;
+            return Err(e);
+        }
+    };
+    let outcome = round_into(&mut r, chains, costs, slots, grid, thetas, &net, &arcs);
+    r.relaxation_cost = relaxation_cost;
+    // Back to the scratch, for the next plan's network.
+    basis.network.net = net;
+    basis.network.arcs = arcs;
+    basis.rounding = r;
+    outcome
+}
+
+/// The best plan [`plan_from`] left in `basis`: the greedy schedule and its priority order.
+pub(crate) fn planned(basis: &PlanningBasis) -> (&FlatSchedule, &[usize]) {
+    (&basis.rounding.best, &basis.rounding.best_order)
+}
+
+/// [`best_rounding`]'s loop over the fractions, on `r`'s vectors, from the solved network.
+#[allow(clippy::too_many_arguments)]
+fn round_into(
+    r: &mut Rounding,
+    chains: &[PseudoChain],
+    costs: &[Penalty],
+    slots: u32,
+    grid: &[f64],
+    thetas: &[f64],
+    net: &MinCostFlow,
+    arcs: &[Vec<(usize, usize)>],
+) -> Result<()> {
+    let m = chains.len();
+    let horizon = grid.last().copied().unwrap_or(0.0);
+    r.tried.clear();
+    let mut found = false;
+    for &theta in thetas {
+        r.deadlines.clear();
+        r.deadlines.extend((0..m).map(|j| {
+            let charges = arcs[j].iter().map(|&(k, arc)| (k, net.flow_on(arc)));
+            rounding_interval(charges, theta * r.volumes[j] * (1.0 - FLOAT_SLACK)).map_or(horizon, |(k, ..)| grid[k])
+        }));
+        // As in `best_rounding`: an order already scheduled is not scheduled again.
+        deadline_order_into(&r.q, &r.deadlines, &mut r.order);
+        if r.tried.chunks_exact(m).any(|o| o == r.order.as_slice()) {
+            continue;
+        }
+        r.tried.extend_from_slice(&r.order);
+        r.greedy.schedule(chains, &r.order, slots, &mut r.schedule)?;
+        let objective: f64 = r.schedule.completions().iter().zip(costs).map(|(&c, w)| w.eval(c)).sum();
+        if !found || objective < r.objective {
+            found = true;
+            r.theta = theta;
+            r.objective = objective;
+            std::mem::swap(&mut r.deadlines, &mut r.best_deadlines);
+            std::mem::swap(&mut r.order, &mut r.best_order);
+            std::mem::swap(&mut r.schedule, &mut r.best);
+        }
+    }
+    if !found {
+        return Err(Error::job("minisum rounding fraction", "[]", "at least one fraction"));
+    }
+    Ok(())
 }
 
 /// Fig. 6 without the certified bound, warm-started from an earlier solution by successive shortest

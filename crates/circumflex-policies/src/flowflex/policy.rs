@@ -467,47 +467,55 @@ fn same_penalty_bits(a: &Penalty, b: &Penalty) -> bool {
 /// changes no Stage 2 decision (each flow's whole volume is charged once in the relaxation, and every
 /// rounding fraction's objective moves by the same sum), and without it a pool whose jobs made no
 /// progress has the same inputs, bit for bit, at the next epoch (`PoolSolve`).
-fn build_flows(snapshot: &Snapshot<'_>, views: &[Arc<FlowView>], pool: &Pool, objective: Objective) -> Vec<FlowSpec> {
+/// The specs are written into `specs` (one per view; its vectors and those of its entries are
+/// reused, issue 20), with `costs` a scratch.
+fn build_flows(
+    snapshot: &Snapshot<'_>,
+    views: &[Arc<FlowView>],
+    pool: &Pool,
+    objective: Objective,
+    specs: &mut Vec<FlowSpec>,
+    costs: &mut Vec<Penalty>,
+) {
     let now = snapshot.now as f64;
-    let mut specs: Vec<FlowSpec> = Vec::with_capacity(views.len());
-    let mut facts: Vec<JobFacts> = Vec::with_capacity(views.len());
-    for view in views {
-        let submitted: Vec<&JobState> = view.known.iter().map(|&id| snapshot.job(id)).collect();
+    specs.truncate(views.len());
+    costs.clear();
+    for (f, view) in views.iter().enumerate() {
+        let submitted = view.known.iter().map(|&id| snapshot.job(id));
         let ended = &view.ended;
-        let mean_work = (submitted.iter().map(|j| job_total_work(j)).sum::<f64>() + ended.work)
-            / (submitted.len() + ended.count as usize).max(1) as f64;
+        let mean_work = (submitted.clone().map(job_total_work).sum::<f64>() + ended.work)
+            / (view.known.len() + ended.count as usize).max(1) as f64;
         let widest = submitted
-            .iter()
             .map(|j| slot_bounds(j, pool.capacity).1.min(j.spec.maps.tasks.max(j.spec.reduces.tasks)))
             .chain((ended.count > 0).then_some(ended.widest.min(pool.capacity)))
             .max()
             .unwrap_or(1)
             .max(1);
-        let jobs: Vec<FlowJob> = view
-            .nodes
-            .iter()
-            .map(|node| match node.job {
-                Some(id) => {
-                    let job = snapshot.job(id);
-                    let work: f64 = Phase::ALL.iter().map(|&ph| job.remaining_work(ph)).sum();
-                    FlowJob { work: (work / UNIT_MS).max(1e-3), max_parallelism: job_parallelism(job, pool) }
-                }
-                None => FlowJob { work: (mean_work / UNIT_MS).max(1e-3), max_parallelism: widest.min(pool.capacity) },
-            })
-            .collect();
-        let volume = jobs.iter().map(|j| j.work * UNIT_MS).sum::<f64>() + ended.work;
-        facts.push(flow_facts(snapshot, view, volume, pool.capacity));
-        specs.push(FlowSpec { jobs, edges: view.edges.clone(), cost: Penalty::Zero });
+        if specs.len() == f {
+            specs.push(FlowSpec { jobs: Vec::new(), edges: Vec::new(), cost: Penalty::Zero });
+        }
+        let spec = &mut specs[f];
+        spec.jobs.clear();
+        spec.jobs.extend(view.nodes.iter().map(|node| match node.job {
+            Some(id) => {
+                let job = snapshot.job(id);
+                let work: f64 = Phase::ALL.iter().map(|&ph| job.remaining_work(ph)).sum();
+                FlowJob { work: (work / UNIT_MS).max(1e-3), max_parallelism: job_parallelism(job, pool) }
+            }
+            None => FlowJob { work: (mean_work / UNIT_MS).max(1e-3), max_parallelism: widest.min(pool.capacity) },
+        }));
+        let volume = spec.jobs.iter().map(|j| j.work * UNIT_MS).sum::<f64>() + ended.work;
+        spec.edges.clear();
+        spec.edges.extend_from_slice(&view.edges);
+        costs.push(relative(objective.penalty(&flow_facts(snapshot, view, volume, pool.capacity)), now));
     }
-    let mut costs: Vec<Penalty> = facts.iter().map(|f| relative(objective.penalty(f), now)).collect();
-    shift_linear(&mut costs, objective.aggregate());
-    for (spec, mut cost) in specs.iter_mut().zip(costs) {
-        if let (Aggregate::MiniSum, Penalty::Linear { origin, .. }) = (objective.aggregate(), &mut cost) {
+    shift_linear(costs, objective.aggregate());
+    for (spec, cost) in specs.iter_mut().zip(costs.drain(..)) {
+        spec.cost = cost;
+        if let (Aggregate::MiniSum, Penalty::Linear { origin, .. }) = (objective.aggregate(), &mut spec.cost) {
             *origin = 0.0;
         }
-        spec.cost = cost;
     }
-    specs
 }
 
 /// The validated flow of `spec` (a cyclic adjacency is the submitter's error: its jobs are then
@@ -519,8 +527,23 @@ fn validated(spec: &FlowSpec, capacity: u32) -> Result<Flow> {
 }
 
 /// One pool's Stage 1-3 result: per flow (index into the plan's views) its jobs' pieces, and the
-/// Stage 2 flow order.
-type PoolSchedule = (Vec<Vec<super::shape::JobPiece>>, Vec<usize>);
+/// Stage 2 flow order, laid out flat so that one kept across plans allocates nothing (issue 20).
+#[derive(Clone, Debug, Default)]
+struct PoolSchedule {
+    /// Every flow's pieces, flow by flow (by index).
+    pieces: Vec<super::shape::JobPiece>,
+    /// Per flow (by index), its pieces' range in `pieces`.
+    flows: Vec<(usize, usize)>,
+    /// The Stage 2 flow order.
+    order: Vec<usize>,
+}
+
+impl PoolSchedule {
+    /// Flow `f`'s job pieces, sorted by start time then job ([`super::shape::shape_shift`]).
+    fn pieces(&self, f: usize) -> &[super::shape::JobPiece] {
+        self.flows.get(f).map_or(&[], |&(a, b)| &self.pieces[a..b])
+    }
+}
 
 /// The last plan's Stage 1 per flow of one pool, kept for the next plan (issue 20): a flow's
 /// validated [`Flow`] and its pseudo-chain are a function of its [`FlowSpec`] and the pool's
@@ -540,6 +563,8 @@ struct Stage1 {
     by_key: Vec<(u64, usize)>,
     /// Flows whose Stage 1 was reused, and run (tests and probes).
     counts: [u64; 2],
+    /// The last run's entries while a run looks them up (a scratch, empty between runs).
+    old: Vec<Option<(Flow, PseudoChain)>>,
 }
 
 impl Stage1 {
@@ -548,8 +573,9 @@ impl Stage1 {
     /// flow fails validation (as `Instance::new` would fail; nothing is kept then).
     fn run(&mut self, last: &[FlowSpec], specs: &[FlowSpec], keys: &[u64], capacity: u32) -> bool {
         let reusable = self.capacity == capacity && last.len() == self.flows.len();
-        let mut old: Vec<Option<(Flow, PseudoChain)>> =
-            std::mem::take(&mut self.flows).into_iter().zip(std::mem::take(&mut self.chains)).map(Some).collect();
+        let mut old = std::mem::take(&mut self.old);
+        old.clear();
+        old.extend(self.flows.drain(..).zip(self.chains.drain(..)).map(Some));
         if !reusable {
             self.by_key.clear();
         }
@@ -576,6 +602,8 @@ impl Stage1 {
                             self.flows.clear();
                             self.chains.clear();
                             self.by_key.clear();
+                            old.clear();
+                            self.old = old;
                             return false;
                         }
                     }
@@ -588,14 +616,26 @@ impl Stage1 {
         self.by_key.extend(keys.iter().take(specs.len()).enumerate().map(|(i, &k)| (k, i)));
         // A duplicate key (a hash collision) finds one of its flows: the bits decide.
         self.by_key.sort_unstable();
+        old.clear();
+        self.old = old;
         true
     }
 }
 
-/// Stages 1-3 for one pool's flows (`keys` name them across plans, for the Stage 1 entries and the
-/// warm start kept in `stage1` and `basis`; `last` are the inputs of the last run of `stage1`);
-/// `None` when no schedule comes out. The same result as building an `Instance` of the validated
-/// flows and solving it.
+/// Per-plan working vectors of one pool's solve, kept across plans (issue 20); no result depends
+/// on what they held.
+#[derive(Clone, Debug, Default)]
+struct PoolScratch {
+    grid: Vec<f64>,
+    costs: Vec<Penalty>,
+    shape: super::shape::ShapeScratch,
+}
+
+/// Stages 1-3 for one pool's flows into `out` (`keys` name them across plans, for the Stage 1
+/// entries and the warm start kept in `stage1` and `basis`; `last` are the inputs of the last run
+/// of `stage1`); `false` when no schedule comes out. The same result as building an `Instance` of
+/// the validated flows and solving it.
+#[allow(clippy::too_many_arguments)]
 fn schedule_pool(
     last: &[FlowSpec],
     specs: &[FlowSpec],
@@ -604,15 +644,34 @@ fn schedule_pool(
     keys: &[u64],
     stage1: &mut Stage1,
     basis: &mut PlanningBasis,
-) -> Option<PoolSchedule> {
+    scratch: &mut PoolScratch,
+    out: &mut PoolSchedule,
+) -> bool {
     if capacity == 0 || specs.is_empty() || !stage1.run(last, specs, keys, capacity) {
-        return None;
+        return false;
     }
     let chains = &stage1.chains;
-    let costs: Vec<Penalty> = stage1.flows.iter().map(|f| f.cost().clone()).collect();
-    let schedule = solve(chains, &costs, capacity, objective, keys, basis)?;
-    let pieces = chains.iter().zip(&schedule.chains).map(|(c, s)| super::shape::shape_shift(c, s)).collect();
-    Some((pieces, schedule.order))
+    scratch.costs.clear();
+    scratch.costs.extend(stage1.flows.iter().map(|f| f.cost().clone()));
+    let fallback;
+    let (schedule, order) = match solve(chains, &scratch.costs, capacity, objective, keys, basis, &mut scratch.grid) {
+        Some(Solved::Kept) => super::minisum::planned(basis),
+        Some(Solved::Built(s)) => {
+            fallback = (super::greedy::FlatSchedule::from_chains(&s.chains), s.order);
+            (&fallback.0, fallback.1.as_slice())
+        }
+        None => return false,
+    };
+    out.pieces.clear();
+    out.flows.clear();
+    for (c, chain) in chains.iter().enumerate() {
+        let start = out.pieces.len();
+        super::shape::shape_shift_into(chain, schedule.histograms(c), &mut scratch.shape, &mut out.pieces);
+        out.flows.push((start, out.pieces.len()));
+    }
+    out.order.clear();
+    out.order.extend_from_slice(order);
+    true
 }
 
 /// The last plan's Stage 1-3 input and result for one pool: Stages 1-3 are a deterministic function
@@ -624,7 +683,12 @@ fn schedule_pool(
 struct PoolSolve {
     capacity: u32,
     specs: Vec<FlowSpec>,
-    result: Option<PoolSchedule>,
+    /// The next plan's input while it is compared and solved (a scratch: `build_flows` writes it,
+    /// then it becomes `specs`).
+    next: Vec<FlowSpec>,
+    /// Whether `result` holds a schedule.
+    scheduled: bool,
+    result: PoolSchedule,
     /// Full solves so far (tests check that an unchanged pool is not solved again).
     solves: u64,
     /// Per flow, the last plan's Stage 1 ([`Stage1`]).
@@ -632,33 +696,45 @@ struct PoolSolve {
     /// The minisum relaxation's last simplex basis: a scratch for the next solve's warm start,
     /// which is used only when it is certified to give the cold solve's charges (module docs).
     basis: PlanningBasis,
+    scratch: PoolScratch,
 }
 
 impl PoolSolve {
-    /// The schedule of `specs` on `capacity` slots, reusing the last one when the inputs are equal.
-    fn schedule(
-        &mut self,
-        specs: Vec<FlowSpec>,
-        capacity: u32,
-        objective: Objective,
-        keys: &[u64],
-    ) -> Option<&PoolSchedule> {
+    /// The schedule of the input in `self.next` on `capacity` slots, reusing the last one when the
+    /// inputs are equal; the input then becomes `self.specs`.
+    fn schedule(&mut self, capacity: u32, objective: Objective, keys: &[u64]) -> Option<&PoolSchedule> {
         let same = self.capacity == capacity
-            && self.specs.len() == specs.len()
-            && self.specs.iter().zip(&specs).all(|(a, b)| a.same_bits(b));
+            && self.specs.len() == self.next.len()
+            && self.specs.iter().zip(&self.next).all(|(a, b)| a.same_bits(b));
         if !same {
-            self.result =
-                schedule_pool(&self.specs, &specs, capacity, objective, keys, &mut self.stage1, &mut self.basis);
+            self.scheduled = schedule_pool(
+                &self.specs,
+                &self.next,
+                capacity,
+                objective,
+                keys,
+                &mut self.stage1,
+                &mut self.basis,
+                &mut self.scratch,
+                &mut self.result,
+            );
             self.capacity = capacity;
             self.solves += 1;
         }
-        self.specs = specs;
-        self.result.as_ref()
+        std::mem::swap(&mut self.specs, &mut self.next);
+        self.scheduled.then_some(&self.result)
     }
 }
 
+/// What [`solve`] produced: a minisum plan kept in the pool's [`PlanningBasis`]
+/// ([`super::minisum::planned`]), or a schedule built by another path.
+enum Solved {
+    Kept,
+    Built(super::greedy::DeadlineSchedule),
+}
+
 /// Solves Stage 2 for the chains (with their flows' costs); the greedy by lower bound if the chosen
-/// stage fails.
+/// stage fails. `grid` is a scratch.
 fn solve(
     chains: &[PseudoChain],
     costs: &[Penalty],
@@ -666,19 +742,22 @@ fn solve(
     objective: Objective,
     keys: &[u64],
     basis: &mut PlanningBasis,
-) -> Option<super::greedy::DeadlineSchedule> {
+    grid: &mut Vec<f64>,
+) -> Option<Solved> {
     let outcome = match objective.aggregate() {
-        Aggregate::MiniSum => super::minisum::geometric_grid(chains, slots, ENGINE_GRID_RATIO)
-            .and_then(|grid| {
-                super::minisum::minisum_for_planning_from(chains, costs, slots, grid, &[0.3, 0.5, 0.7], keys, basis)
-            })
-            .map(|m| m.schedule),
+        Aggregate::MiniSum => super::minisum::geometric_grid_into(chains, slots, ENGINE_GRID_RATIO, grid)
+            .and_then(|()| super::minisum::plan_from(chains, costs, slots, grid, &[0.3, 0.5, 0.7], keys, basis))
+            .map(|()| Solved::Kept),
         Aggregate::MiniMax => {
             let lb0 = super::minimax::basic_lower_bound(chains, costs, slots);
-            super::minimax::minimax(chains, costs, slots, 1e-3 * lb0.abs().max(1.0)).map(|m| m.schedule)
+            super::minimax::minimax(chains, costs, slots, 1e-3 * lb0.abs().max(1.0)).map(|m| Solved::Built(m.schedule))
         }
     };
-    outcome.or_else(|_| super::greedy::schedule_by_deadlines(chains, &vec![f64::INFINITY; chains.len()], slots)).ok()
+    outcome
+        .or_else(|_| {
+            super::greedy::schedule_by_deadlines(chains, &vec![f64::INFINITY; chains.len()], slots).map(Solved::Built)
+        })
+        .ok()
 }
 
 /// A flow's name across plans for the minisum warm start ([`PlanningBasis`]): a hash of its id
@@ -746,22 +825,22 @@ impl Policy for FlowFlexPolicy {
                 self.solved[p] = PoolSolve::default();
                 continue;
             }
-            let specs = build_flows(snapshot, &views, &pool, self.objective);
+            let solved = &mut self.solved[p];
+            build_flows(snapshot, &views, &pool, self.objective, &mut solved.next, &mut solved.scratch.costs);
             if keys.is_empty() {
                 keys.extend(views.iter().map(|v| flow_key(&v.reported.flow_id)));
             }
-            let Some((pieces, flow_order)) = self.solved[p].schedule(specs, pool.capacity, self.objective, &keys)
-            else {
+            let Some(schedule) = solved.schedule(pool.capacity, self.objective, &keys) else {
                 continue;
             };
             let mut jobs = Vec::new();
             let mut averages = Vec::new();
-            for &f in flow_order {
+            for &f in &schedule.order {
                 let view = &views[f];
                 for (i, node) in view.nodes.iter().enumerate() {
                     let Some(id) = node.job else { continue };
                     let blocked = view.edges.iter().any(|&(_, b)| b == i);
-                    let mine = pieces[f].iter().filter(|p| p.job == i);
+                    let mine = schedule.pieces(f).iter().filter(|p| p.job == i);
                     let area: f64 =
                         mine.clone().map(|p| f64::from(p.slots) * (p.end.min(window) - p.start).max(0.0)).sum();
                     let end = mine.map(|p| p.end).fold(0.0, f64::max);

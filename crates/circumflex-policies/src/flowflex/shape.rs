@@ -21,7 +21,7 @@
 //!   `1e-9·|J|` per cut.
 
 use super::chain::PseudoChain;
-use super::greedy::ChainSchedule;
+use super::greedy::{ChainSchedule, Piece};
 
 /// A constant allocation of one original job: `slots` processors during `[start, end)`.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -49,10 +49,28 @@ fn snap(y: f64) -> f64 {
 /// start time then job.
 pub fn shape_shift(chain: &PseudoChain, schedule: &ChainSchedule) -> Vec<JobPiece> {
     let mut out = Vec::with_capacity(schedule.pieces.iter().map(Vec::len).sum::<usize>() * 2);
-    // Scratch for every piece (cleared, not reallocated).
-    let mut bounds: Vec<f64> = Vec::new();
-    let mut cuts: Vec<f64> = Vec::new();
-    for (pj, histogram) in chain.pseudo_jobs.iter().zip(&schedule.pieces) {
+    shape_shift_into(chain, schedule.pieces.iter().map(Vec::as_slice), &mut ShapeScratch::default(), &mut out);
+    out
+}
+
+/// [`shape_shift`]'s working vectors, kept across plans (issue 20); no result depends on what they held.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct ShapeScratch {
+    bounds: Vec<f64>,
+    cuts: Vec<f64>,
+}
+
+/// [`shape_shift`] of the chain's histograms (one per pseudo-job, in chain order), appended to `out`
+/// (what it held before stays in place).
+pub(crate) fn shape_shift_into<'a>(
+    chain: &PseudoChain,
+    histograms: impl Iterator<Item = &'a [Piece]>,
+    scratch: &mut ShapeScratch,
+    out: &mut Vec<JobPiece>,
+) {
+    let first = out.len();
+    let ShapeScratch { bounds, cuts } = scratch;
+    for (pj, histogram) in chain.pseudo_jobs.iter().zip(histograms) {
         let total = pj.work();
         if total <= 0.0 {
             continue;
@@ -102,8 +120,8 @@ pub fn shape_shift(chain: &PseudoChain, schedule: &ChainSchedule) -> Vec<JobPiec
     }
     // (start, job) is unique (a job's pieces are disjoint and of positive length), so the
     // unstable sort orders exactly as a stable one, without its scratch allocation.
-    out.sort_unstable_by(|a, b| a.start.total_cmp(&b.start).then(a.job.cmp(&b.job)).then(a.end.total_cmp(&b.end)));
-    out
+    out[first..]
+        .sort_unstable_by(|a, b| a.start.total_cmp(&b.start).then(a.job.cmp(&b.job)).then(a.end.total_cmp(&b.end)));
 }
 
 #[cfg(test)]
