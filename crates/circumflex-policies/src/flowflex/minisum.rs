@@ -702,19 +702,7 @@ pub(crate) fn plan_from(
     keys: &[u64],
     basis: &mut PlanningBasis,
 ) -> Result<()> {
-    check_inputs(chains, costs)?;
-    if let Some(theta) = thetas.iter().find(|t| !(**t > 0.0 && **t < 1.0)).or(thetas.is_empty().then_some(&0.0)) {
-        return Err(Error::job("minisum rounding fraction", theta, "numbers strictly between 0 and 1 (at least one)"));
-    }
-    let m = chains.len();
-    let increasing = grid.first().is_some_and(|&t| t > 0.0) && grid.windows(2).all(|w| w[0] < w[1]);
-    if !increasing || grid.len() * m > MAX_ARCS {
-        return Err(Error::job(
-            "minisum grid",
-            format!("{} points", grid.len()),
-            format!("increasing points > 0, at most {MAX_ARCS} chain-interval arcs"),
-        ));
-    }
+    check_rounding_inputs(chains, costs, grid, thetas)?;
     let mut r = std::mem::take(&mut basis.rounding);
     r.q.clear();
     r.q.extend(chains.iter().map(|c| chain_lower_bound(c, slots)));
@@ -812,6 +800,25 @@ pub fn minisum_for_planning_warm(
     best_rounding(chains, costs, slots, grid, thetas, false, warm.map_or(Solver::Paths, Solver::Warm), None)
 }
 
+/// The checks every rounding path makes before building a network: the chains and their costs, the
+/// rounding fractions (strictly between 0 and 1, at least one) and the grid (increasing, positive, and
+/// small enough for the network).
+fn check_rounding_inputs(chains: &[PseudoChain], costs: &[Penalty], grid: &[f64], thetas: &[f64]) -> Result<()> {
+    check_inputs(chains, costs)?;
+    if let Some(theta) = thetas.iter().find(|t| !(**t > 0.0 && **t < 1.0)).or(thetas.is_empty().then_some(&0.0)) {
+        return Err(Error::job("minisum rounding fraction", theta, "numbers strictly between 0 and 1 (at least one)"));
+    }
+    let increasing = grid.first().is_some_and(|&t| t > 0.0) && grid.windows(2).all(|w| w[0] < w[1]);
+    if !increasing || grid.len() * chains.len() > MAX_ARCS {
+        return Err(Error::job(
+            "minisum grid",
+            format!("{} points", grid.len()),
+            format!("increasing points > 0, at most {MAX_ARCS} chain-interval arcs"),
+        ));
+    }
+    Ok(())
+}
+
 #[allow(clippy::too_many_arguments)]
 fn best_rounding(
     chains: &[PseudoChain],
@@ -823,19 +830,8 @@ fn best_rounding(
     solver: Solver<'_>,
     planning: Option<(&[u64], &mut PlanningBasis)>,
 ) -> Result<(MinisumSchedule, Prices)> {
-    check_inputs(chains, costs)?;
-    if let Some(theta) = thetas.iter().find(|t| !(**t > 0.0 && **t < 1.0)).or(thetas.is_empty().then_some(&0.0)) {
-        return Err(Error::job("minisum rounding fraction", theta, "numbers strictly between 0 and 1 (at least one)"));
-    }
+    check_rounding_inputs(chains, costs, &grid, thetas)?;
     let m = chains.len();
-    let increasing = grid.first().is_some_and(|&t| t > 0.0) && grid.windows(2).all(|w| w[0] < w[1]);
-    if !increasing || grid.len() * m > MAX_ARCS {
-        return Err(Error::job(
-            "minisum grid",
-            format!("{} points", grid.len()),
-            format!("increasing points > 0, at most {MAX_ARCS} chain-interval arcs"),
-        ));
-    }
     let q: Vec<f64> = chains.iter().map(|c| chain_lower_bound(c, slots)).collect();
     let volumes: Vec<f64> = chains.iter().map(PseudoChain::volume).collect();
     let charge = |j: usize, k: usize| costs[j].eval(grid[k]);
