@@ -6,6 +6,9 @@
 //!
 //! Run: `cargo bench -p circumflex-policies --bench plan_cpu [-- FILTER]` (a substring of the
 //! case name, e.g. `flex_max_stretch_arrival/10000`).
+//!
+//! `*_predict/N` (FLEX): what a status view adds, the plan's predicted completions computed on
+//! demand (`Policy::predict_completions`, the full packing of every pool) after an epoch re-plan.
 
 mod common;
 
@@ -27,6 +30,19 @@ fn main() {
                 let (mean, best) = common::cpu::time(common::replan_policy(name).as_mut(), snaps, budget);
                 println!("{case}, {mean:.1}, {best:.1}");
             }
+            let case = format!("{name}_predict/{n}");
+            if !name.starts_with("flex") || filter.as_deref().is_some_and(|f| !case.contains(f)) {
+                continue;
+            }
+            let mut policy = common::replan_policy(name);
+            policy.plan(&epochs[0]);
+            let mut plan = policy.plan(&epochs[1]);
+            let (mean, best) = common::cpu::time_calls(budget, 1, || {
+                // The first view of a plan pays this (the engine keeps the result for later views).
+                plan.completions_pending = true;
+                policy.predict_completions(std::hint::black_box(&mut plan));
+            });
+            println!("{case}, {mean:.1}, {best:.1}");
         }
     }
 }
