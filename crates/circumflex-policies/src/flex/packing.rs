@@ -455,58 +455,61 @@ fn walk_ranks(order: &[usize], n: usize, seen: &mut Vec<u64>, mut visit: impl Fn
 
 /// [`pack`]'s `first` alone (the first interval's allocation, the one the engine enforces), written
 /// into `first` (its vector reused), without the schedule: the allocation rule (module docs) over the
-/// jobs with work, in rank order, walked only as far as it must. One walk sums the minima in rank
-/// order, granting each its minimum, until they pass the capacity: then minima do not fit, the job
-/// that passes gets what is left and every later job 0 (minimum normalisation), and the walk stops
-/// there. If they fit, a second walk hands the slack out in rank order (each job up to its maximum)
-/// and stops at the first job it cannot fill; every later job keeps its minimum from the first walk.
-/// So the work is `O(prefix)` beyond `O(J / 64)` when minima do not fit, and `O(J)` sequential
-/// additions when they do (every job's minimum must then be granted). Zero-work jobs complete at
-/// once and hold no slot in the first interval of positive length; they get 0, as in [`pack`].
-/// Equal to [`pack`]'s `first` bit for bit (`tests::first_into_equals_pack`).
+/// jobs with work, in rank order, walked only as far as it must. One sequential pass grants every job
+/// with work its minimum and sums them. If they fit, a walk in rank order hands the slack out (each
+/// job up to its maximum) and stops at the first job it cannot fill; every later job keeps its
+/// minimum. If they do not (minimum normalisation), the grants are cleared and a walk in rank order
+/// grants minima until the pool runs out: the job that passes it gets what is left, every later job
+/// 0, and the walk stops there. So the work is `O(J)` sequential (the pass, and `J / 64` words of the
+/// walk's marks) plus the prefix the rule reaches, in random order. Zero-work jobs complete at once
+/// and hold no slot in the first interval of positive length; they get 0, as in [`pack`]. Equal to
+/// [`pack`]'s `first` bit for bit (`tests::first_into_equals_pack`).
 pub fn first_into(capacity: u32, jobs: &[PackJob], order: &[usize], scratch: &mut FirstScratch, first: &mut Vec<u32>) {
     let n = jobs.len();
     first.clear();
     first.resize(n, 0);
     let cap = capacity as u64;
     let mut sum_lo: u64 = 0;
-    let mut minima_fit = true;
-    walk_ranks(order, n, &mut scratch.seen, |j| {
-        let job = &jobs[j];
-        let live = job.work > 0.0;
-        if !live {
-            return true;
+    for (f, job) in first.iter_mut().zip(jobs) {
+        if job.work > 0.0 {
+            *f = job.lo();
+            sum_lo += *f as u64;
         }
-        let lo = job.lo();
-        if sum_lo + lo as u64 > cap {
-            // Minima do not fit: this job is the frontier and gets what is left (< lo), later jobs 0.
-            first[j] = (cap - sum_lo) as u32;
-            minima_fit = false;
-            return false;
-        }
-        sum_lo += lo as u64;
-        first[j] = lo;
-        true
-    });
-    if !minima_fit {
+    }
+    if sum_lo > cap {
+        // Minima do not fit: granted in rank order until the pool runs out.
+        first.fill(0);
+        let mut left = cap;
+        walk_ranks(order, n, &mut scratch.seen, |j| {
+            let job = &jobs[j];
+            if job.work > 0.0 {
+                let lo = job.lo() as u64;
+                if left < lo {
+                    // The frontier: what is left (less than its minimum); later jobs get 0.
+                    first[j] = left as u32;
+                    return false;
+                }
+                first[j] = lo as u32;
+                left -= lo;
+            }
+            true
+        });
         return;
     }
     // Every job with work holds its minimum; the slack goes down the list up to each maximum.
     let mut slack = cap - sum_lo;
     walk_ranks(order, n, &mut scratch.seen, |j| {
         let job = &jobs[j];
-        let live = job.work > 0.0;
-        if !live {
-            return true;
+        if job.work > 0.0 {
+            let (lo, hi) = (job.lo(), job.max);
+            let band = (hi - lo) as u64;
+            if slack < band {
+                first[j] = lo + slack as u32;
+                return false;
+            }
+            first[j] = hi;
+            slack -= band;
         }
-        let (lo, hi) = (job.lo(), job.max);
-        let band = (hi - lo) as u64;
-        if slack < band {
-            first[j] = lo + slack as u32;
-            return false;
-        }
-        first[j] = hi;
-        slack -= band;
         true
     });
 }
