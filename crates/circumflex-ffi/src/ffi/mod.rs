@@ -1062,7 +1062,9 @@ mod tests {
         with_handle(h, |handle| {
             ops::add_node(handle, "h1", "/r1", 4, 0)?;
             let conf = |maps: u32| {
-                format!(r#"{{"mapreduce.job.maps":"{maps}","mapreduce.job.reduces":"0","circumflex.job.map.ms":"1000"}}"#)
+                format!(
+                    r#"{{"mapreduce.job.maps":"{maps}","mapreduce.job.reduces":"0","circumflex.job.map.ms":"1000"}}"#
+                )
             };
             let big = ops::submit_job(handle, &conf(4), 0)?;
             let small = ops::submit_job(handle, &conf(2), 1)?;
@@ -1072,7 +1074,10 @@ mod tests {
             // has 2 slots for 1 s, then 4 slots for its last 2 slot-s of work.
             let status: serde_json::Value = serde_json::from_str(&ops::status_json(handle, 500)?).unwrap();
             let predicted = |status: &serde_json::Value, job: i32| {
-                status["jobs"].as_array().and_then(|js| js.iter().find(|j| j["id"] == job)).map(|j| j["predicted_completion_ms"].clone())
+                status["jobs"]
+                    .as_array()
+                    .and_then(|js| js.iter().find(|j| j["id"] == job))
+                    .map(|j| j["predicted_completion_ms"].clone())
             };
             assert_eq!(predicted(&status, small), Some(serde_json::json!(1001)), "{status}");
             assert_eq!(predicted(&status, big), Some(serde_json::json!(1501)), "{status}");
