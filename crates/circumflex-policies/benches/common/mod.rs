@@ -165,11 +165,7 @@ pub fn replan_policy(name: &str) -> Box<dyn Policy> {
 /// `flex_<objective>` for every FLEX objective not among [`REPLAN_POLICIES`] (issue 20's target is
 /// for every objective; `plan_cpu` times them with `CIRCUMFLEX_ALL_OBJECTIVES=1`).
 pub fn flex_names() -> Vec<String> {
-    Objective::ALL
-        .iter()
-        .map(|o| format!("flex_{o}"))
-        .filter(|n| !REPLAN_POLICIES.contains(&n.as_str()))
-        .collect()
+    Objective::ALL.iter().map(|o| format!("flex_{o}")).filter(|n| !REPLAN_POLICIES.contains(&n.as_str())).collect()
 }
 
 /// The incremental re-plan cases (`docs/performance.md` §7): `n` jobs at `now`, the same jobs one
