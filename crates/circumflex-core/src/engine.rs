@@ -816,9 +816,20 @@ impl Engine {
         };
     }
 
-    /// The current plan.
+    /// The current plan. Its predicted completions may be pending ([`Plan::completions_pending`]):
+    /// status views call [`Engine::predict_completions`] first.
     pub fn plan(&self) -> &Plan {
         &self.plan
+    }
+
+    /// Fills the current plan's predicted completions if its policy left them out
+    /// ([`Policy::predict_completions`]: exactly what the plan would have carried, as of its own
+    /// snapshot). For status views; never called on a heartbeat or a re-plan, which read none.
+    pub fn predict_completions(&mut self) {
+        if self.plan.completions_pending {
+            self.policy.predict_completions(&mut self.plan);
+            self.plan.completions_pending = false;
+        }
     }
 
     /// Counters.

@@ -19,6 +19,16 @@
 //! previous plan ([`Snapshot::with_changes`]), so a policy may keep what it derived from the jobs
 //! and re-read only those ([`rows::JobRows`]: FIFO, Fair and FLEX keep theirs there); the plan
 //! must still be exactly the one the snapshot alone gives. Policies that ignore the change list lose nothing.
+//!
+//! **Predictions on demand.** A plan's predicted completions are for people (the status JSON and
+//! the scheduler page), never read by the engine's heartbeats or re-plans. A policy may leave them
+//! out ([`Plan::completions_pending`]) and fill them when a status view asks
+//! ([`Policy::predict_completions`], through `Engine::predict_completions`), from what it kept of
+//! the plan: the predictions are the plan's, as of its snapshot, bit for bit. FLEX does, because
+//! its full packing (every job's completion, `O(J log J)`) costs more than its order and its
+//! first-interval targets (`docs/performance.md` §17). The method takes no snapshot on purpose: by
+//! the time a view asks, the engine's jobs have moved on, and a prediction from them would not be
+//! the plan's.
 
 use std::sync::Arc;
 
@@ -401,6 +411,14 @@ pub struct Plan {
     /// `docs/quality.md`, session 12). FLEX asks for it with preemption on.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub long_task_reserve: bool,
+    /// The entries' [`PlanEntry::predicted_completion_ms`] are not filled yet: the policy that made
+    /// this plan computes them on demand ([`Policy::predict_completions`]), exactly as it would
+    /// have at planning time. Nothing on the heartbeat or re-plan path reads predictions, so a
+    /// policy whose predictions cost more than its order and targets (FLEX: the full packing)
+    /// leaves them out of the plan; the status views ask for them (`Engine::predict_completions`).
+    /// Not serialized: a plan is serialized only with its predictions filled.
+    #[serde(skip)]
+    pub completions_pending: bool,
 }
 
 /// A flow as a flow-aware policy saw it when planning.
@@ -460,6 +478,41 @@ impl Plan {
     /// Sum of targets over `phase`.
     pub fn total_target(&self, phase: Phase) -> u32 {
         self.entries.iter().map(|e| e.target[phase.idx()]).sum()
+    }
+
+    /// A writer of predicted completions into this plan's entries, by job id (for
+    /// [`Policy::predict_completions`]); `O(entries)` to build, `O(1)` per prediction when the
+    /// ids are dense. Status path only: it allocates its index.
+    pub fn predictor(&mut self) -> Predictor<'_> {
+        let ids: Vec<JobId> = self.entries.iter().map(|e| e.job).collect();
+        let mut pos = Positions::new(&ids);
+        for (i, &id) in ids.iter().enumerate() {
+            if let Some(slot) = pos.slot(id) {
+                // A job listed twice (never in a built plan) keeps its first entry, as the builder.
+                if *slot == UNPLACED {
+                    *slot = i as u32;
+                }
+            }
+        }
+        Predictor { plan: self, pos }
+    }
+}
+
+/// Writes predicted completions into a plan's entries ([`Plan::predictor`]).
+#[derive(Debug)]
+pub struct Predictor<'a> {
+    plan: &'a mut Plan,
+    pos: Positions,
+}
+
+impl Predictor<'_> {
+    /// Records a predicted completion for `job` exactly as [`PlanBuilder::set_predicted_completion`]
+    /// does (the latest of those given for one job wins); a job not in the plan is ignored.
+    pub fn set(&mut self, job: JobId, at: Time) {
+        if let Some(p) = self.pos.get(job) {
+            let e = &mut self.plan.entries[p];
+            e.predicted_completion_ms = Some(e.predicted_completion_ms.map_or(at, |x| x.max(at)));
+        }
     }
 }
 
@@ -639,6 +692,15 @@ pub trait Policy: Send {
 
     /// Computes the plan for the snapshot.
     fn plan(&mut self, snapshot: &Snapshot<'_>) -> Plan;
+
+    /// Fills the predicted completions of `plan`, the plan this policy returned from its last
+    /// [`Policy::plan`] call, if that plan left them out ([`Plan::completions_pending`]), and clears
+    /// the flag. The predictions must be exactly those the plan would have carried had they been
+    /// computed at planning time: they describe the plan's own snapshot, not the state at the time
+    /// of the call, so the policy keeps what it needs from the plan (the engine's jobs have moved on).
+    /// Called on demand from status views, never on a heartbeat or a re-plan. Default: nothing
+    /// (policies whose plans carry their predictions, or none).
+    fn predict_completions(&mut self, _plan: &mut Plan) {}
 
     /// Told before each plan how many map slots (shared mode: slots) live accelerated nodes hold
     /// (hardware affinity; 0 when no node is accelerated). Default: ignored.

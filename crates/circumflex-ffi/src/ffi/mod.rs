@@ -670,7 +670,11 @@ pub mod ops {
 
     /// The current plan as JSON.
     pub fn plan_json(h: &EngineHandle) -> Result<String, FfiError> {
-        h.with_engine(|e| to_json(e.plan()))
+        h.with_engine(|e| {
+            // The plan as the status shows it, predictions included (computed here, on demand).
+            e.predict_completions();
+            to_json(e.plan())
+        })
     }
 
     /// Engine status as JSON: policy, objective, epoch, statistics, cluster, nodes, the counters,
@@ -694,6 +698,8 @@ pub mod ops {
         let decisions: Vec<AdmissionRecord> =
             h.decisions.lock().unwrap_or_else(PoisonError::into_inner).iter().cloned().collect();
         h.with_engine(|e| {
+            // A view is when predicted completions are worth computing (`Policy::predict_completions`).
+            e.predict_completions();
             let plan = e.plan();
             // Live jobs, then the recently ended ones the engine still keeps (newest last).
             let jobs: Vec<JobStatusView<'_>> = e
@@ -1035,6 +1041,52 @@ mod tests {
             assert_eq!(status["flows"][0]["adjacency"]["a"][0], "b", "{status}");
             assert_eq!(status["datasets"][0]["jobs"][0], job, "{status}");
             assert_eq!(status["decisions"].as_array().map(Vec::len), Some(1));
+            Ok(())
+        })
+        .unwrap();
+        close_handle(h).unwrap();
+    }
+
+    /// FLEX leaves predicted completions out of its plans (nothing on the heartbeat path reads
+    /// them) and computes them when a view asks: the status JSON, the page and the plan JSON all
+    /// show them, as of the plan's snapshot, and a later view of the same plan shows the same.
+    #[test]
+    fn flex_predictions_are_computed_when_a_view_asks() {
+        let cfg = BTreeMap::from([
+            ("circumflex.policy".to_string(), "flex".to_string()),
+            ("circumflex.pool.mode".to_string(), "shared".to_string()),
+            ("circumflex.locality.node.delay".to_string(), "0".to_string()),
+            ("circumflex.locality.rack.delay".to_string(), "0".to_string()),
+        ]);
+        let h = create_handle(&cfg).unwrap() as i64;
+        with_handle(h, |handle| {
+            ops::add_node(handle, "h1", "/r1", 4, 0)?;
+            let conf = |maps: u32| {
+                format!(
+                    r#"{{"mapreduce.job.maps":"{maps}","mapreduce.job.reduces":"0","circumflex.job.map.ms":"1000"}}"#
+                )
+            };
+            let big = ops::submit_job(handle, &conf(4), 0)?;
+            let small = ops::submit_job(handle, &conf(2), 1)?;
+            ops::tick(handle, 2)?;
+            assert!(handle.with_engine(|e| Ok(e.plan().completions_pending))?, "the plan carries no predictions");
+            // Planned at the second arrival (t = 1): small (2 x 1 s on 2 slots) ends at 1 + 1000; big
+            // has 2 slots for 1 s, then 4 slots for its last 2 slot-s of work.
+            let status: serde_json::Value = serde_json::from_str(&ops::status_json(handle, 500)?).unwrap();
+            let predicted = |status: &serde_json::Value, job: i32| {
+                status["jobs"]
+                    .as_array()
+                    .and_then(|js| js.iter().find(|j| j["id"] == job))
+                    .map(|j| j["predicted_completion_ms"].clone())
+            };
+            assert_eq!(predicted(&status, small), Some(serde_json::json!(1001)), "{status}");
+            assert_eq!(predicted(&status, big), Some(serde_json::json!(1501)), "{status}");
+            let plan: serde_json::Value = serde_json::from_str(&ops::plan_json(handle)?).unwrap();
+            assert_eq!(plan["entries"][0]["predicted_completion_ms"], 1001, "{plan}");
+            let again: serde_json::Value = serde_json::from_str(&ops::status_json(handle, 900)?).unwrap();
+            assert_eq!(predicted(&again, big), Some(serde_json::json!(1501)), "{again}");
+            let page = ops::status_html(handle, 900)?;
+            assert!(page.contains("<td>in 0.6 s</td>") && page.contains("<td>in 0.1 s</td>"), "{page}");
             Ok(())
         })
         .unwrap();

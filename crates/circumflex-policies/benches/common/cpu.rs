@@ -25,6 +25,15 @@ pub fn time(policy: &mut dyn Policy, snaps: &[Snapshot<'_>; 2], budget: f64) -> 
     for k in 0..4 {
         black_box(policy.plan(&snaps[k % 2]));
     }
+    time_calls(budget, 2, || {
+        for snap in snaps {
+            black_box(policy.plan(black_box(snap)));
+        }
+    })
+}
+
+/// Mean CPU µs per call of whatever `step` does `calls` times per run (as [`time`]): (mean, best round).
+pub fn time_calls(budget: f64, calls: u64, mut step: impl FnMut()) -> (f64, f64) {
     let (mut total_s, mut total_n, mut best) = (0.0, 0u64, f64::INFINITY);
     let mut batch = 1u64;
     while total_s < budget {
@@ -32,11 +41,9 @@ pub fn time(policy: &mut dyn Policy, snaps: &[Snapshot<'_>; 2], budget: f64) -> 
         let mut n = 0u64;
         while cpu_s() - start < 0.25 {
             for _ in 0..batch {
-                for snap in snaps {
-                    black_box(policy.plan(black_box(snap)));
-                }
+                step();
             }
-            n += 2 * batch;
+            n += calls * batch;
         }
         let s = cpu_s() - start;
         total_s += s;

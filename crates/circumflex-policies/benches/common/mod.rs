@@ -149,14 +149,23 @@ pub fn one_epoch_later(jobs: &[JobState]) -> (Vec<JobState>, Vec<JobId>) {
 /// The policies the incremental re-plan cases time (`plan.rs` `replan/*`, `plan_cpu.rs`), by case name.
 pub const REPLAN_POLICIES: [&str; 4] = ["fifo", "fair", "flex_avg_response_time", "flex_max_stretch"];
 
-/// A fresh policy for a name of [`REPLAN_POLICIES`].
+/// A fresh policy for a name of [`REPLAN_POLICIES`] or `flex_<objective>` for any FLEX objective
+/// ([`flex_names`]; an unknown name is FLEX max_stretch).
 pub fn replan_policy(name: &str) -> Box<dyn Policy> {
     match name {
         "fifo" => Box::new(Fifo::default()),
         "fair" => Box::new(Fair::default()),
-        "flex_avg_response_time" => Box::new(FlexPolicy::new(Objective::AvgResponseTime)),
-        _ => Box::new(FlexPolicy::new(Objective::MaxStretch)),
+        _ => {
+            let objective = name.strip_prefix("flex_").and_then(|o| Objective::parse(o).ok());
+            Box::new(FlexPolicy::new(objective.unwrap_or(Objective::MaxStretch)))
+        }
     }
+}
+
+/// `flex_<objective>` for every FLEX objective not among [`REPLAN_POLICIES`] (issue 20's target is
+/// for every objective; `plan_cpu` times them with `CIRCUMFLEX_ALL_OBJECTIVES=1`).
+pub fn flex_names() -> Vec<String> {
+    Objective::ALL.iter().map(|o| format!("flex_{o}")).filter(|n| !REPLAN_POLICIES.contains(&n.as_str())).collect()
 }
 
 /// The incremental re-plan cases (`docs/performance.md` §7): `n` jobs at `now`, the same jobs one

@@ -357,14 +357,13 @@ fn kinetic_steps(durations: &[f64], penalties: &[Penalty], start: f64) -> Vec<us
             steps_of(j)[lvl - 1].1
         }
     };
-    let mut set: BTreeSet<StepKey> = BTreeSet::new();
-    let mut heap: BinaryHeap<Breakpoint> = BinaryHeap::new();
-    for j in 0..n {
-        set.insert(StepKey { cost: cost(j, level[j]), duration: durations[j], item: j });
-        if level[j] > 0 {
-            heap.push(Breakpoint { due: steps_of(j)[level[j] - 1].0, item: j });
-        }
-    }
+    // Built in bulk (sorted, then the tree filled from the sorted run; the heap heapified) rather
+    // than by an insert per item: the same contents, and both orders are strict, so the same
+    // sequence (docs/performance.md §17: the inserts were a third of a max_sla plan at 100,000).
+    let mut set: BTreeSet<StepKey> =
+        (0..n).map(|j| StepKey { cost: cost(j, level[j]), duration: durations[j], item: j }).collect();
+    let mut heap: BinaryHeap<Breakpoint> =
+        (0..n).filter(|&j| level[j] > 0).map(|j| Breakpoint { due: steps_of(j)[level[j] - 1].0, item: j }).collect();
     let mut gone = vec![false; n];
     let mut removed = Vec::with_capacity(n);
     while !set.is_empty() {

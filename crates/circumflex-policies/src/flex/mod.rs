@@ -9,7 +9,10 @@
 //!    rule for linear minisum objectives ([`smith`]), the backwards DP for minimax ones ([`dp`]),
 //!    or the documented rules for the other minisum ones ([`heuristics`]);
 //! 3. packs that order malleably ([`packing`]) and enforces only the first interval: each job's
-//!    target is its first-interval allocation; every job's predicted completion is reported.
+//!    target is its first-interval allocation. The engine policy computes only that interval
+//!    ([`packing::first_into`], `O(prefix)` after the order) and runs the full packing for every
+//!    job's predicted completion when a status view asks (`Policy::predict_completions`; [`solve`]
+//!    still packs in full).
 //!
 //! The engine re-plans every epoch and on arrivals and departures, and its assignment layer gives
 //! each free slot to the most under-allocated job relative to its target (with delay scheduling).
@@ -39,7 +42,8 @@
 //!   their best position in any pool's order (equal positions: the map pool's job first), which
 //!   is exact for the usual case of a job having work in one pool at a time.
 //! - **Predicted completion** = now + packed completion + tail, rounded up to a ms; none when the
-//!   packing says the job cannot finish (no slots for it in any interval).
+//!   packing says the job cannot finish (no slots for it in any interval). Computed on demand from
+//!   the input the plan kept, so it is the plan's (as of its snapshot) whenever it is asked for.
 
 pub mod dp;
 pub mod heuristics;
@@ -384,6 +388,59 @@ pub(crate) fn pack_items_into<B: Borrow<FlexItem>>(
     std::mem::swap(&mut solution.completion, &mut packed.completion);
 }
 
+/// One pool's packing input as a plan saw it, kept by FLEX until a status view asks for the plan's
+/// predicted completions ([`predict_from`]): the packed jobs (work, min, max) and each item's tail.
+/// Filled by [`first_items_into`]; its buffers are reused from plan to plan.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct PackInput {
+    jobs: Vec<PackJob>,
+    tails: Vec<f64>,
+}
+
+/// Step 2 for a plan, without the schedule: `solution.first` from `items` in `solution.order`
+/// ([`packing::first_into`], `O(prefix)` after the order, equal to [`pack_items_into`]'s `first`),
+/// `solution.completion` left empty; what [`predict_from`] needs later is kept in `input`.
+pub(crate) fn first_items_into<B: Borrow<FlexItem>>(
+    capacity: u32,
+    items: &[B],
+    input: &mut PackInput,
+    scratch: &mut packing::FirstScratch,
+    solution: &mut FlexSolution,
+) {
+    let PackInput { jobs, tails } = input;
+    jobs.clear();
+    tails.clear();
+    for it in items {
+        let it = it.borrow();
+        jobs.push(PackJob { work: it.work, min: it.min, max: it.max });
+        tails.push(it.facts.tail);
+    }
+    packing::first_into(capacity, jobs, &solution.order, scratch, &mut solution.first);
+    solution.completion.clear();
+}
+
+/// The predicted completions [`pack_items_into`] would have written for the input [`first_items_into`]
+/// kept and the same `order` and `start`: the full packing, run now, each finite absolute completion
+/// (`start + packed + tail`, the same sum in the same order, so bit for bit) handed to `set` with
+/// its item's index. Never-completing items (∞) are skipped, as the plan skips them.
+pub(crate) fn predict_from(
+    capacity: u32,
+    start: f64,
+    order: &[usize],
+    input: &PackInput,
+    buffers: &mut PackBuffers,
+    mut set: impl FnMut(usize, f64),
+) {
+    let PackBuffers { scratch, packed, .. } = buffers;
+    packing::pack_into(capacity, &input.jobs, order, scratch, packed);
+    for (i, (&c, &tail)) in packed.completion.iter().zip(&input.tails).enumerate() {
+        let c = if c.is_finite() { start + c + tail } else { f64::INFINITY };
+        if c.is_finite() {
+            set(i, c);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -401,10 +458,16 @@ mod tests {
         (jobs, active)
     }
 
+    /// FLEX's plan of `specs` at `now`, with its predicted completions (asked for, as a status view does).
     fn plan_for(objective: Objective, cluster: ClusterView, specs: Vec<JobSpec>, now: Time) -> Plan {
         let (jobs, active) = snapshot_jobs(specs);
         let snap = Snapshot::new(now, cluster, &jobs, &active);
-        FlexPolicy::new(objective).plan(&snap)
+        let mut policy = FlexPolicy::new(objective);
+        let mut plan = policy.plan(&snap);
+        assert!(plan.completions_pending && plan.entries.iter().all(|e| e.predicted_completion_ms.is_none()));
+        policy.predict_completions(&mut plan);
+        assert!(!plan.completions_pending);
+        plan
     }
 
     fn shared(slots: u32) -> ClusterView {
@@ -444,7 +507,9 @@ mod tests {
         let (mut jobs, active) = snapshot_jobs(vec![reducing, JobSpec::new(5, 8, 2).with_task_ms(500, 500)]);
         jobs[0].phases[0] = circumflex_core::model::PhaseState { total: 1, finished: 1, ..Default::default() };
         let snap = Snapshot::new(100, cluster, &jobs, &active);
-        let plan = FlexPolicy::new(Objective::AvgResponseTime).plan(&snap);
+        let mut policy = FlexPolicy::new(Objective::AvgResponseTime);
+        let mut plan = policy.plan(&snap);
+        policy.predict_completions(&mut plan);
         let e0 = plan.entry(JobId(0)).unwrap();
         let e1 = plan.entry(JobId(1)).unwrap();
         assert_eq!(e0.target, [0, 2]);
@@ -773,6 +838,113 @@ mod tests {
                 let plain = Snapshot::new(now, cluster, &jobs, &active);
                 let got = policy.plan(&plain.with_changes(&changed));
                 prop_assert_eq!(got, FlexPolicy::new(objective).plan(&plain), "step {}", t);
+            }
+        }
+    }
+
+    /// FLEX's plan as it was made before its predictions went lazy, kept as the reference: per pool
+    /// the items in active order, [`solve_items`] (the order and the full packing, every
+    /// completion), then the builder given every job's target and predicted completion.
+    fn eager_plan(objective: Objective, snapshot: &Snapshot<'_>) -> Plan {
+        let cluster = snapshot.cluster;
+        let mut solved = Vec::new();
+        for pool in cluster.pools() {
+            let (mut ids, mut items) = (Vec::new(), Vec::new());
+            for job in snapshot.active_jobs() {
+                if let Some(it) = policy::item(objective, job, &cluster, &pool) {
+                    ids.push(job.id);
+                    items.push(it);
+                }
+            }
+            solved.push((pool, ids, solve_items(objective, pool.capacity, snapshot.now as f64, &items, None)));
+        }
+        let longest = solved.iter().map(|(_, _, sol)| sol.order.len()).max().unwrap_or(0);
+        let order = (0..longest)
+            .flat_map(|pos| solved.iter().filter_map(move |(_, ids, sol)| sol.order.get(pos).map(|&i| ids[i])));
+        let mut builder = circumflex_core::policy::PlanBuilder::new(snapshot, order);
+        for (pool, ids, sol) in &solved {
+            for (i, &id) in ids.iter().enumerate() {
+                builder.set_pool_target(id, pool, sol.first[i]);
+                if sol.completion[i].is_finite() {
+                    builder.set_predicted_completion(id, sol.completion[i].ceil() as Time);
+                }
+            }
+        }
+        builder.finish()
+    }
+
+    proptest! {
+        /// FLEX's plans carry no predictions ([`Plan::completions_pending`]) and the same order and
+        /// targets as the eager reference; asked later, after the jobs have moved on, the
+        /// predictions are the eager plan's of the plan's own snapshot, bit for bit. Every
+        /// objective, both pool modes, incremental re-plans (arrivals, departures, task starts and
+        /// ends, capacity changes) and a fresh policy alike.
+        #[test]
+        fn lazy_predictions_equal_the_eager_plans(
+            specs in prop::collection::vec(spec_strategy(), 1..20),
+            steps in prop::collection::vec((0usize..64, 0u8..5), 1..30),
+            split in any::<bool>(),
+            which in 0usize..20,
+        ) {
+            let objective = Objective::ALL[which % Objective::ALL.len()];
+            let mode = if split { PoolMode::Split } else { PoolMode::Shared };
+            let mut cluster = ClusterView { map_slots: 12, reduce_slots: 4, mode, nodes: 1 };
+            let (mut jobs, _) = snapshot_jobs(specs);
+            let mut next = jobs.len().div_ceil(2);
+            let mut active: Vec<JobId> = (0..next as u32).map(JobId).collect();
+            let mut policy = FlexPolicy::new(objective);
+            // The previous step's plan and its eager reference, predicted only after the jobs changed.
+            let mut previous: Option<(Plan, Plan)> = None;
+            for (t, &(k, what)) in steps.iter().enumerate() {
+                let mut changed = Vec::new();
+                match what {
+                    0 if next < jobs.len() => {
+                        active.push(JobId(next as u32));
+                        next += 1;
+                    }
+                    1 if !active.is_empty() => {
+                        let id = active.remove(k % active.len());
+                        jobs[id.0 as usize].status = circumflex_core::model::JobStatus::Finished;
+                    }
+                    2 | 3 if !active.is_empty() => {
+                        let id = active[k % active.len()];
+                        let j = &mut jobs[id.0 as usize];
+                        let ph = if j.phases[0].pending + j.phases[0].running > 0 { 0 } else { 1 };
+                        let p = &mut j.phases[ph];
+                        if what == 2 && p.pending > 0 {
+                            p.pending -= 1;
+                            p.running += 1;
+                        } else if p.running > 0 {
+                            p.running -= 1;
+                            p.finished += 1;
+                            p.observed_ms_sum += 400 + 50 * k as i64;
+                        }
+                        changed.push(id);
+                    }
+                    4 => cluster.map_slots = 4 + (k as u32 % 12),
+                    _ => {}
+                }
+                if let Some((mut lazy, eager)) = previous.take() {
+                    policy.predict_completions(&mut lazy);
+                    prop_assert_eq!(lazy, eager, "step {}", t - 1);
+                }
+                let now = 6000 + 1000 * t as Time;
+                let plain = Snapshot::new(now, cluster, &jobs, &active);
+                let got = policy.plan(&plain.with_changes(&changed));
+                let eager = eager_plan(objective, &plain);
+                prop_assert!(got.completions_pending);
+                prop_assert!(got.entries.iter().all(|e| e.predicted_completion_ms.is_none()));
+                let shape = |p: &Plan| p.entries.iter().map(|e| (e.job, e.target)).collect::<Vec<_>>();
+                prop_assert_eq!(shape(&got), shape(&eager), "step {}", t);
+                let mut fresh_policy = FlexPolicy::new(objective);
+                let mut fresh = fresh_policy.plan(&plain);
+                fresh_policy.predict_completions(&mut fresh);
+                prop_assert_eq!(&fresh, &eager, "step {}", t);
+                previous = Some((got, eager));
+            }
+            if let Some((mut lazy, eager)) = previous {
+                policy.predict_completions(&mut lazy);
+                prop_assert_eq!(lazy, eager);
             }
         }
     }

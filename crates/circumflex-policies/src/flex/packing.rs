@@ -41,6 +41,14 @@
 //! every job's predicted completion under the full schedule; later intervals' allocations are
 //! not materialised by [`pack`] (they would cost `O(J²)` memory) and tests compare both
 //! implementations on the completions.
+//!
+//! **The first interval alone.** [`first_into`] computes [`pack`]'s `first` without the schedule:
+//! the allocation rule over the jobs with work, in rank order, walked only as far as the rule needs
+//! (when minima do not fit, the prefix that exhausts the pool; when they fit, every job keeps its
+//! minimum and the slack stops at the first job it cannot fill). A job with no work completes at
+//! once, in a zero-length interval, so it holds nothing in the first interval of positive length.
+//! FLEX's plans use it and run the full packing only when a status view asks for predicted
+//! completions (`circumflex_core::policy::Policy::predict_completions`, `docs/performance.md` §17).
 
 use std::cmp::Ordering;
 use std::collections::{BTreeSet, BinaryHeap};
@@ -406,6 +414,104 @@ pub struct PackScratch {
     by_rank: Vec<usize>,
     slots: Vec<Slot>,
     heap: BinaryHeap<Due>,
+}
+
+/// The working buffer of [`first_into`]: which jobs the rank walk has met (a bit per job), kept
+/// by a caller that computes first allocations again and again. Its contents between calls mean nothing.
+#[derive(Clone, Debug, Default)]
+pub struct FirstScratch {
+    seen: Vec<u64>,
+}
+
+/// The jobs in rank order ([`ranks`]: `order`'s first occurrences of indices below `n`, then the
+/// jobs it misses, by index), handed to `visit` until it returns `false`. `O(k + n / 64)` for `k`
+/// jobs visited when `order` covers them, so a walk that stops early reads only a prefix.
+fn walk_ranks(order: &[usize], n: usize, seen: &mut Vec<u64>, mut visit: impl FnMut(usize) -> bool) {
+    seen.clear();
+    seen.resize(n.div_ceil(64), 0);
+    let mut met = 0;
+    for &j in order {
+        if j >= n {
+            continue;
+        }
+        let (w, b) = (j / 64, 1u64 << (j % 64));
+        if seen[w] & b != 0 {
+            continue;
+        }
+        seen[w] |= b;
+        met += 1;
+        if !visit(j) {
+            return;
+        }
+    }
+    if met < n {
+        for j in 0..n {
+            if seen[j / 64] & (1u64 << (j % 64)) == 0 && !visit(j) {
+                return;
+            }
+        }
+    }
+}
+
+/// [`pack`]'s `first` alone (the first interval's allocation, the one the engine enforces), written
+/// into `first` (its vector reused), without the schedule: the allocation rule (module docs) over the
+/// jobs with work, in rank order, walked only as far as it must. One sequential pass grants every job
+/// with work its minimum and sums them. If they fit, a walk in rank order hands the slack out (each
+/// job up to its maximum) and stops at the first job it cannot fill; every later job keeps its
+/// minimum. If they do not (minimum normalisation), the grants are cleared and a walk in rank order
+/// grants minima until the pool runs out: the job that passes it gets what is left, every later job
+/// 0, and the walk stops there. So the work is `O(J)` sequential (the pass, and `J / 64` words of the
+/// walk's marks) plus the prefix the rule reaches, in random order. Zero-work jobs complete at once
+/// and hold no slot in the first interval of positive length; they get 0, as in [`pack`]. Equal to
+/// [`pack`]'s `first` bit for bit (`tests::first_into_equals_pack`).
+pub fn first_into(capacity: u32, jobs: &[PackJob], order: &[usize], scratch: &mut FirstScratch, first: &mut Vec<u32>) {
+    let n = jobs.len();
+    first.clear();
+    first.resize(n, 0);
+    let cap = capacity as u64;
+    let mut sum_lo: u64 = 0;
+    for (f, job) in first.iter_mut().zip(jobs) {
+        if job.work > 0.0 {
+            *f = job.lo();
+            sum_lo += *f as u64;
+        }
+    }
+    if sum_lo > cap {
+        // Minima do not fit: granted in rank order until the pool runs out.
+        first.fill(0);
+        let mut left = cap;
+        walk_ranks(order, n, &mut scratch.seen, |j| {
+            let job = &jobs[j];
+            if job.work > 0.0 {
+                let lo = job.lo() as u64;
+                if left < lo {
+                    // The frontier: what is left (less than its minimum); later jobs get 0.
+                    first[j] = left as u32;
+                    return false;
+                }
+                first[j] = lo as u32;
+                left -= lo;
+            }
+            true
+        });
+        return;
+    }
+    // Every job with work holds its minimum; the slack goes down the list up to each maximum.
+    let mut slack = cap - sum_lo;
+    walk_ranks(order, n, &mut scratch.seen, |j| {
+        let job = &jobs[j];
+        if job.work > 0.0 {
+            let (lo, hi) = (job.lo(), job.max);
+            let band = (hi - lo) as u64;
+            if slack < band {
+                first[j] = lo + slack as u32;
+                return false;
+            }
+            first[j] = hi;
+            slack -= band;
+        }
+        true
+    });
 }
 
 /// Fast packing for independent jobs: the first allocation and every completion, `O(J log J)`.
@@ -850,6 +956,38 @@ mod tests {
             for (cap, jobs, order) in &instances {
                 pack_into(*cap, jobs, order, &mut scratch, &mut out);
                 prop_assert_eq!(&out, &reference::pack(*cap, jobs, order));
+            }
+        }
+
+        /// The first allocation alone ([`first_into`], walked only as far as the rule needs) is
+        /// [`pack`]'s and the literal loop's `first`, bit for bit: minima that fit and minima that do
+        /// not, zero-work jobs, zero capacity, and orders with repeated, out-of-range and missing
+        /// indices (which rank as [`ranks`] says); one scratch and one output reused throughout.
+        #[test]
+        fn first_into_equals_pack(
+            instances in prop::collection::vec(instance(), 1..6),
+            big in prop::collection::vec((0u32..5, 0u32..4, 0u32..30), 0..400),
+            big_cap in 0u32..600,
+            noise in prop::collection::vec(0usize..450, 0..30),
+        ) {
+            let mut scratch = FirstScratch::default();
+            let mut first = vec![7u32; 3];
+            for (cap, jobs, order) in &instances {
+                first_into(*cap, jobs, order, &mut scratch, &mut first);
+                prop_assert_eq!(&first, &pack(*cap, jobs, order).first);
+                let literal = pack_with_precedence(*cap, jobs, order, &Precedence::none(jobs.len()), false);
+                prop_assert_eq!(&first, &literal.first);
+            }
+            let jobs: Vec<PackJob> = big.iter().map(|&(w, m, mx)| job([0.0, 100.0, 250.0, 1000.0, 7.5][w as usize], m, mx)).collect();
+            // A reversed order with some entries repeated or out of range, and the last few missing.
+            let n = jobs.len();
+            let mut order: Vec<usize> = (0..n.saturating_sub(noise.len() % 5)).rev().collect();
+            for (k, &x) in noise.iter().enumerate() {
+                order.insert((k * 7) % (order.len() + 1), x);
+            }
+            for order in [order, (0..n).collect()] {
+                first_into(big_cap, &jobs, &order, &mut scratch, &mut first);
+                prop_assert_eq!(&first, &pack(big_cap, &jobs, &order).first);
             }
         }
 

@@ -2,6 +2,19 @@
 //! snapshot's jobs, solved by [`solve`], enforced through its first interval (module docs of
 //! [`crate::flex`] for the steps and the decisions). Also the pieces CIRCUMFLEX reuses: a job's facts
 //! in a pool ([`job_facts`], [`isolated_time`]) and the plan from per-pool solutions ([`plan_from_pools`]).
+//!
+//! **What a plan computes.** A re-plan computes each pool's order and its first interval only
+//! ([`crate::flex::packing::first_into`]: the prefix of the order that the allocation rule reaches),
+//! and its plan leaves the predicted completions out ([`Plan::completions_pending`]): nothing on the
+//! engine's heartbeat or re-plan path reads them, and the full packing that predicts them
+//! (`O(J log J)`, a completion heap over every job) was about half of a re-plan
+//! (`docs/performance.md` §14, §17). The policy keeps each pool's packing input, order and the
+//! plan's time, and [`Policy::predict_completions`] packs them in full when a status view asks:
+//! the predictions are the plan's, bit for bit, however far the jobs have moved since
+//! (`flex::tests::lazy_predictions_equal_the_eager_plans` pins them to the eager path it replaced).
+//! Jobs outside the first interval keep the builder's zero target without a call. CIRCUMFLEX's plans
+//! still carry their predictions ([`plan_from_pools`]): its packing is the literal ready-list loop with
+//! chains, whose first interval needs the same loop, and it is not re-planned incrementally.
 
 use std::borrow::Borrow;
 
@@ -17,8 +30,10 @@ use circumflex_core::policy::{
 use super::metrics::{JobFacts, Method, Objective};
 use super::smith::{SmithItem, SmithOrder};
 
+use super::packing::FirstScratch;
 use super::{
-    dp_order_into, pack_items_into, sequence_items, smith_item, DpBuffers, FlexItem, FlexSolution, PackBuffers,
+    dp_order_into, first_items_into, predict_from, sequence_items, smith_item, DpBuffers, FlexItem, FlexSolution,
+    PackBuffers, PackInput,
 };
 
 /// What an item depends on besides its job: the pool capacities and the pooling.
@@ -46,8 +61,15 @@ pub struct FlexPolicy {
 /// Buffers reused from plan to plan (their contents between plans mean nothing).
 #[derive(Debug, Clone, Default)]
 struct Scratch {
-    /// Per pool: the pool, its items' job ids and its solution.
+    /// Per pool: the pool, its items' job ids and its solution (order and first-interval targets;
+    /// the completions are left to [`Policy::predict_completions`]).
     solved: Vec<(Pool, Vec<JobId>, FlexSolution)>,
+    /// Per pool, the last plan's packing input, kept for its predicted completions on demand.
+    inputs: Vec<PackInput>,
+    /// `computed_at` of the plan `solved` and `inputs` describe (`None` before the first plan).
+    planned_at: Option<Time>,
+    first: FirstScratch,
+    /// The full packing's buffers, used only when predictions are asked for.
     pack: PackBuffers,
     smith: Vec<SmithItem>,
     raw_ids: Vec<u32>,
@@ -156,7 +178,7 @@ pub fn job_facts(objective: Objective, job: &JobState, cluster: &ClusterView, ph
 }
 
 /// The item of `job` in `pool`, or `None` when the job cannot use the pool now or has no work in it.
-fn item(objective: Objective, job: &JobState, cluster: &ClusterView, pool: &Pool) -> Option<FlexItem> {
+pub(super) fn item(objective: Objective, job: &JobState, cluster: &ClusterView, pool: &Pool) -> Option<FlexItem> {
     let demand = pool_demand(job, pool);
     if demand == 0 {
         return None;
@@ -232,8 +254,9 @@ impl Policy for FlexPolicy {
             }
             solve_pools(objective, start, &mut solved, &problems, None, &mut self.scratch);
         }
-        let mut plan = plan_from_pools(snapshot, &solved);
+        let mut plan = plan_without_predictions(snapshot, &solved);
         self.scratch.solved = solved;
+        self.scratch.planned_at = Some(plan.computed_at);
         if self.ranked {
             plan.rule = AssignmentRule::RankedDeficit;
             // Long tasks started on slots the plan gives away for a moment hold them far beyond it:
@@ -252,10 +275,31 @@ impl Policy for FlexPolicy {
         }
         plan
     }
+
+    /// The last plan's predicted completions: each pool's full packing, run now from the input and
+    /// order that plan kept (`flex::predict_from`), `O(J log J)`; exactly what the plan would have
+    /// carried had it packed in full (`flex::tests::lazy_predictions_equal_the_eager_plans`).
+    fn predict_completions(&mut self, plan: &mut Plan) {
+        if !plan.completions_pending || self.scratch.planned_at != Some(plan.computed_at) {
+            return;
+        }
+        let start = plan.computed_at as f64;
+        let Scratch { solved, inputs, pack, .. } = &mut self.scratch;
+        let mut predictor = plan.predictor();
+        for ((pool, ids, solution), input) in solved.iter().zip(inputs.iter()) {
+            predict_from(pool.capacity, start, &solution.order, input, pack, |i, at| {
+                if let Some(&id) = ids.get(i) {
+                    predictor.set(id, at.ceil() as Time);
+                }
+            });
+        }
+        plan.completions_pending = false;
+    }
 }
 
 /// Each pool's problem (its items, owned or borrowed; its job ids are already in `solved`) solved
-/// at `start` into `solved`; Smith orders through the pool's kept order when `kept` is given
+/// at `start` into `solved`: order and first-interval allocation, no completions (their input is
+/// kept in `scratch.inputs`); Smith orders through the pool's kept order when `kept` is given
 /// (incremental re-plans). Working vectors come from `scratch` (its `solved` is not used).
 fn solve_pools<B: Borrow<FlexItem>>(
     objective: Objective,
@@ -265,6 +309,7 @@ fn solve_pools<B: Borrow<FlexItem>>(
     mut kept: Option<&mut [SmithOrder; 2]>,
     scratch: &mut Scratch,
 ) {
+    scratch.inputs.resize_with(solved.len(), PackInput::default);
     for (k, ((pool, ids, solution), items)) in solved.iter_mut().zip(problems).enumerate() {
         // The previous plan's order of this pool (over `scratch.prev_ids[k]`) moves aside for the
         // DP's layout; its buffer becomes the next plan's.
@@ -273,8 +318,9 @@ fn solve_pools<B: Borrow<FlexItem>>(
         scratch.raw_ids.extend(ids.iter().map(|id| id.0));
         let previous =
             scratch.prev_ids.get(k).map(|p| (p.as_slice(), scratch.prev_order.as_slice(), scratch.raw_ids.as_slice()));
+        let input = &mut scratch.inputs[k];
         if dp_order_into(objective, pool.capacity, start, items, previous, &mut scratch.dp, &mut solution.order) {
-            pack_items_into(pool.capacity, start, items, None, &mut scratch.pack, solution);
+            first_items_into(pool.capacity, items, input, &mut scratch.first, solution);
             continue;
         }
         match kept.as_deref_mut() {
@@ -285,15 +331,26 @@ fn solve_pools<B: Borrow<FlexItem>>(
             }
             _ => solution.order = sequence_items(objective, pool.capacity, start, items, None),
         }
-        pack_items_into(pool.capacity, start, items, None, &mut scratch.pack, solution);
+        first_items_into(pool.capacity, items, input, &mut scratch.first, solution);
     }
 }
 
 /// The plan from per-pool solutions `(pool, job ids by item, solution)`: the plan order is each
 /// job's best position in any pool's order (ties: earlier pool, then submission order), each job's
 /// target in a pool is its first-interval allocation there, and predicted completions come from
-/// the full packings. Shared by FLEX and CIRCUMFLEX.
+/// the full packings (each solution's `completion`). CIRCUMFLEX's plans; FLEX's leave the
+/// completions out (`plan_without_predictions`).
 pub fn plan_from_pools(snapshot: &Snapshot<'_>, solved: &[(Pool, Vec<JobId>, FlexSolution)]) -> Plan {
+    build_plan(snapshot, solved, true)
+}
+
+/// [`plan_from_pools`] without predicted completions (the solutions need none):
+/// [`Plan::completions_pending`] is set and FLEX fills them on demand ([`Policy::predict_completions`]).
+pub(crate) fn plan_without_predictions(snapshot: &Snapshot<'_>, solved: &[(Pool, Vec<JobId>, FlexSolution)]) -> Plan {
+    build_plan(snapshot, solved, false)
+}
+
+fn build_plan(snapshot: &Snapshot<'_>, solved: &[(Pool, Vec<JobId>, FlexSolution)], predictions: bool) -> Plan {
     // Plan order: best position in any pool (module docs). Walking positions in step, pools in
     // order, meets every job first at its best (position, pool): a linear merge. A job's later
     // occurrences are dropped by the builder, which keeps the first (no set of seen ids here).
@@ -302,12 +359,22 @@ pub fn plan_from_pools(snapshot: &Snapshot<'_>, solved: &[(Pool, Vec<JobId>, Fle
         (0..longest).flat_map(|pos| solved.iter().filter_map(move |(_, ids, sol)| sol.order.get(pos).map(|&i| ids[i])));
     let mut builder = PlanBuilder::new(snapshot, order);
     for (pool, ids, sol) in solved {
-        for (i, &id) in ids.iter().enumerate() {
-            builder.set_pool_target(id, pool, sol.first[i]);
-            if sol.completion[i].is_finite() {
-                builder.set_predicted_completion(id, sol.completion[i].ceil() as Time);
+        // A job gets an item at most once per pool and entries start at a zero target, so a zero
+        // allocation needs no call (most of a long queue: no lookup, no write).
+        for (&id, &slots) in ids.iter().zip(&sol.first) {
+            if slots > 0 {
+                builder.set_pool_target(id, pool, slots);
+            }
+        }
+        if predictions {
+            for (&id, &at) in ids.iter().zip(&sol.completion) {
+                if at.is_finite() {
+                    builder.set_predicted_completion(id, at.ceil() as Time);
+                }
             }
         }
     }
-    builder.finish()
+    let mut plan = builder.finish();
+    plan.completions_pending = !predictions;
+    plan
 }
