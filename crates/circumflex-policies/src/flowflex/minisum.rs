@@ -53,6 +53,20 @@ fn earliest_integer_deadline(q: f64) -> f64 {
     (q * (1.0 - FLOAT_SLACK)).ceil()
 }
 
+/// `w(Q)`, a chain's cost at its lower bound `Q`, read as the grid reads `Q` (within [`FLOAT_SLACK`]
+/// below, as [`earliest_integer_deadline`] does): a `Q` that float rounding puts a hair past a step's
+/// due (6.000000000000001 for 6) would otherwise be charged a step that the relaxation, on grid point 6,
+/// rightly does not charge, and the "lower bound" would exceed the relaxation. Costs never decrease
+/// in time, so the earlier point is still a lower bound.
+fn cost_at_lower_bound(cost: &Penalty, q: f64) -> f64 {
+    cost.eval(q * (1.0 - FLOAT_SLACK))
+}
+
+/// `Σ_j w_j(Q_j)`, each at [`cost_at_lower_bound`].
+fn trivial_bound(costs: &[Penalty], q: &[f64]) -> f64 {
+    costs.iter().zip(q).map(|(w, &q)| cost_at_lower_bound(w, q)).sum()
+}
+
 /// Largest number of chain-to-interval arcs the relaxation will build.
 pub const MAX_ARCS: usize = 4_000_000;
 
@@ -193,7 +207,7 @@ pub fn minisum_compressed(
 /// The cost of a completion inside `(previous, end]` at the earliest, for the lower-bound network.
 fn cheapest_in_interval(cost: &Penalty, q: f64, previous: f64) -> f64 {
     if previous < q {
-        return cost.eval(q);
+        return cost_at_lower_bound(cost, q);
     }
     match cost {
         // Steps are left-continuous; just after `previous` every due `≤ previous` is missed.
@@ -665,7 +679,7 @@ pub fn minisum_for_planning_from(
     plan_from(chains, costs, slots, &grid, thetas, keys, basis)?;
     let r = &basis.rounding;
     let q: Vec<f64> = chains.iter().map(|c| chain_lower_bound(c, slots)).collect();
-    let trivial: f64 = costs.iter().zip(&q).map(|(w, &q)| w.eval(q)).sum();
+    let trivial = trivial_bound(costs, &q);
     let Network { net, arcs, .. } = &basis.network;
     let mut charged = vec![vec![0.0; grid.len()]; chains.len()];
     for (j, row) in charged.iter_mut().enumerate() {
@@ -861,7 +875,7 @@ fn best_rounding(
     } else {
         0.0
     };
-    let trivial: f64 = costs.iter().zip(&q).map(|(w, &q)| w.eval(q)).sum();
+    let trivial = trivial_bound(costs, &q);
     let horizon = grid.last().copied().unwrap_or(0.0);
     let mut charged = vec![vec![0.0; grid.len()]; m];
     for j in 0..m {
