@@ -56,6 +56,7 @@ mod admission;
 mod estimate;
 mod labels;
 mod preempt;
+mod starts;
 mod table;
 
 pub use admission::{AmGateView, AmPhase, AmWait, AmWaitReason};
