@@ -886,19 +886,24 @@ impl Engine {
             slot.spare = true;
         }
         // The entries in the sets carry `s.label` (a label change unindexes first), so equal
-        // slots mean equal entries.
-        if want.iter().zip(&s.index).all(|(a, b)| a.under == b.under && a.spare == b.spare) {
-            return;
-        }
-        self.unindex(job);
-        let Some(s) = self.jobs.get_mut(job).map(|s| &mut s.sched) else { return };
+        // slots mean equal entries, and only the entries whose slot differs move: a task start or
+        // end usually changes one phase's under key and nothing else (`docs/performance.md` §18).
         for ph in Phase::ALL {
-            let slot = want[ph.idx()];
-            if let Some(key) = slot.under {
-                self.under[ph.idx()].insert((key, rank, ph as u8, job.0));
+            let (have, slot) = (s.index[ph.idx()], want[ph.idx()]);
+            if have.under != slot.under {
+                if let Some(key) = have.under {
+                    self.under[ph.idx()].remove(&(key, rank, ph as u8, job.0));
+                }
+                if let Some(key) = slot.under {
+                    self.under[ph.idx()].insert((key, rank, ph as u8, job.0));
+                }
             }
-            if slot.spare {
-                self.spare[ph.idx()].insert((rank, ph as u8, job.0));
+            if have.spare != slot.spare {
+                if have.spare {
+                    self.spare[ph.idx()].remove(&(rank, ph as u8, job.0));
+                } else {
+                    self.spare[ph.idx()].insert((rank, ph as u8, job.0));
+                }
             }
             s.index[ph.idx()] = slot;
         }
