@@ -59,6 +59,7 @@
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 
 use rand::RngExt;
 use serde::{Deserialize, Serialize};
@@ -243,6 +244,99 @@ impl JobRun {
     }
 }
 
+/// A job's locality lists (module docs, locality model), as `JobRun` holds them.
+#[derive(Debug, Default)]
+struct Placement {
+    launched: Vec<bool>,
+    by_node: IntMap<u32, Vec<u32>>,
+    by_rack: IntMap<u32, Vec<u32>>,
+}
+
+/// Draws the replica nodes of each of `maps` map tasks (`replicas` distinct nodes each, fewer only if
+/// the cluster is smaller) from `rng` and lists every task under its nodes and their racks (`rack_of`,
+/// one entry per node). `chosen` and `racks` are scratch.
+fn draw_placement(
+    rng: &mut SimRng,
+    maps: usize,
+    rack_of: &[u32],
+    replicas: u32,
+    chosen: &mut Vec<u32>,
+    racks: &mut Vec<u32>,
+) -> Placement {
+    let n = rack_of.len() as u32;
+    let r = replicas.min(n) as usize;
+    let mut p = Placement { launched: vec![false; maps], ..Placement::default() };
+    for task in 0..maps as u32 {
+        chosen.clear();
+        while chosen.len() < r {
+            let node = rng.random_range(0..n);
+            if !chosen.contains(&node) {
+                chosen.push(node);
+            }
+        }
+        for &node in chosen.iter() {
+            p.by_node.entry(node).or_default().push(task);
+        }
+        // A task with several replicas on one rack is listed once for that rack.
+        racks.clear();
+        racks.extend(chosen.iter().map(|&node| rack_of[node as usize]));
+        racks.sort_unstable();
+        racks.dedup();
+        for &rack in racks.iter() {
+            p.by_rack.entry(rack).or_default().push(task);
+        }
+    }
+    // Lists are consumed from the end: reverse so lower task indices launch first.
+    for v in p.by_node.values_mut().chain(p.by_rack.values_mut()) {
+        v.reverse();
+    }
+    p
+}
+
+/// Workloads with at least this many map tasks draw their replicas on a second thread.
+const DRAW_AHEAD_MIN_MAPS: u64 = 100_000;
+/// How many jobs (in arrival order) the drawing thread may run ahead of the arrivals: a bound on
+/// the lists held for jobs that have not arrived yet.
+const DRAW_AHEAD_JOBS: usize = 64;
+
+/// One job's lists drawn ahead: its workload index, the run's generator before its draws, the lists.
+type Drawn = (u32, SimRng, Placement);
+
+/// Where an arriving job's replicas come from.
+///
+/// The generator serves nothing but replica placement, and jobs draw in arrival order, so a
+/// second thread can draw every job's replicas in that order from a copy of the generator while the
+/// events run: the same draws, the same lists. The one exception is a job refused at admission,
+/// which draws nothing, so the jobs after it draw what it would have: at the first refusal the run
+/// takes the generator as it was before the refused job's draws and draws inline from there on.
+enum Replicas {
+    /// Drawn at the arrival, from the run's generator.
+    Inline,
+    /// Drawn ahead, received in arrival order.
+    Ahead(Receiver<Drawn>),
+}
+
+/// The drawing thread: every job's lists in arrival order, until the arrivals are done or the run
+/// stops listening.
+fn draw_ahead(
+    workload: &Workload,
+    order: &[u32],
+    mut rng: SimRng,
+    rack_of: &[u32],
+    replicas: u32,
+    tx: SyncSender<Drawn>,
+) {
+    let (mut chosen, mut racks) = (Vec::new(), Vec::new());
+    for &i in order {
+        let before = rng.clone();
+        let maps = workload.jobs[i as usize].map_ms.len();
+        let p = draw_placement(&mut rng, maps, rack_of, replicas, &mut chosen, &mut racks);
+        if tx.send((i, before, p)).is_err() {
+            return;
+        }
+    }
+}
+
 /// The workload's arrivals in the order the event heap would run them: by arrival time, equal
 /// times in workload order (a stable sort of the indices).
 struct ArrivalQueue {
@@ -343,6 +437,10 @@ pub struct Simulation<'w> {
     am_waiting: Vec<u32>,
     /// Start-up contention: per host, the end times of the start-ups begun on it (pruned as they pass).
     startups: Vec<Vec<Time>>,
+    /// Draw replicas on a second thread ([`Replicas`]).
+    draw_ahead: bool,
+    /// Each node's rack.
+    rack_of: Vec<u32>,
 }
 
 impl std::fmt::Debug for Simulation<'_> {
@@ -378,6 +476,7 @@ impl<'w> Simulation<'w> {
         }
         let rng = sim_rng(config.seed);
         let record = config.record_tasks;
+        let rack_of = nodes.iter().map(|n| n.rack).collect();
         Ok(Simulation {
             config,
             workload,
@@ -408,7 +507,17 @@ impl<'w> Simulation<'w> {
             am_waiting: Vec::new(),
             startups: Vec::new(),
             unfinished: workload.jobs.len() as u64,
+            rack_of,
+            draw_ahead: workload.jobs.iter().map(|j| j.map_ms.len() as u64).sum::<u64>() >= DRAW_AHEAD_MIN_MAPS,
         })
+    }
+
+    /// Draws replicas on a second thread (`true`) or at each arrival, whatever the workload's size
+    /// (the outcome is the same either way; for the tests that check it).
+    #[cfg(test)]
+    pub(crate) fn with_draw_ahead(mut self, on: bool) -> Self {
+        self.draw_ahead = on;
+        self
     }
 
     /// The engine being driven (for inspection in tests).
@@ -434,12 +543,43 @@ impl<'w> Simulation<'w> {
 
     /// Like [`Simulation::run`], calling `observe` every 16,384 events and at the end with the
     /// backlog at that point (for the events/s-against-active-jobs benchmark, `benches/sim_backlog.rs`).
-    pub fn run_observed(mut self, mut observe: impl FnMut(&Progress)) -> Result<SimResult> {
+    pub fn run_observed(mut self, observe: impl FnMut(&Progress)) -> Result<SimResult> {
         // Arrivals stay out of the event heap (a day of 25,000 jobs would otherwise start with
         // every one of them in it): they come from the list below, which is exactly the order
         // the heap gave them (time, then workload index, the order they were scheduled in), and
         // an arrival runs before any other event of its instant (its kind comes first).
-        let mut arrivals = ArrivalQueue::new(self.workload);
+        let arrivals = ArrivalQueue::new(self.workload);
+        let ahead = self.draw_ahead && self.config.replicas > 0;
+        let workload = self.workload;
+        std::thread::scope(|scope| {
+            let mut replicas = Replicas::Inline;
+            if ahead {
+                let (tx, rx) = sync_channel(DRAW_AHEAD_JOBS);
+                let order: Vec<u32> = arrivals.order.iter().map(|&(_, i)| i).collect();
+                let rng = self.rng.clone();
+                let rack_of = self.rack_of.clone();
+                let r = self.config.replicas;
+                let spawned = std::thread::Builder::new()
+                    .name("draw-replicas".into())
+                    .spawn_scoped(scope, move || draw_ahead(workload, &order, rng, &rack_of, r, tx));
+                // Without a second thread the run draws inline, as it would for a small workload.
+                if spawned.is_ok() {
+                    replicas = Replicas::Ahead(rx);
+                }
+            }
+            // `replicas` (the receiving end) is dropped when this closure returns or unwinds, before
+            // the scope joins the drawing thread, so a thread blocked on a full channel always ends.
+            self.event_loop(arrivals, &mut replicas, observe)
+        })?;
+        Ok(self.finish())
+    }
+
+    fn event_loop(
+        &mut self,
+        mut arrivals: ArrivalQueue,
+        replicas: &mut Replicas,
+        mut observe: impl FnMut(&Progress),
+    ) -> Result<()> {
         if self.config.idle_heartbeats {
             for ni in 0..self.nodes.len() {
                 let at = self.nodes[ni].anchor;
@@ -453,7 +593,7 @@ impl<'w> Simulation<'w> {
             self.events += 1;
             match event {
                 Event::Arrival(i) => {
-                    self.on_arrival(i as usize)?;
+                    self.on_arrival(i as usize, replicas)?;
                     if self.jobs[i as usize].rejected {
                         done += 1;
                         self.unfinished -= 1;
@@ -475,12 +615,12 @@ impl<'w> Simulation<'w> {
             }
         }
         observe(&Progress { events: self.events, done, total, active: self.active as u64, now: self.now });
-        Ok(self.finish())
+        Ok(())
     }
 
     // ----- events ------------------------------------------------------------------------
 
-    fn on_arrival(&mut self, i: usize) -> Result<()> {
+    fn on_arrival(&mut self, i: usize, replicas: &mut Replicas) -> Result<()> {
         let now = self.now;
         let spec = self.workload.jobs[i].spec.clone();
         let (id, admission) = self.engine.submit(spec, now)?;
@@ -488,12 +628,30 @@ impl<'w> Simulation<'w> {
         self.by_engine_id.push(i as u32);
         if let Admission::Reject { .. } = admission {
             self.jobs[i].rejected = true;
+            if let Replicas::Ahead(rx) = replicas {
+                // It draws nothing: the jobs after it draw from the generator as it was before its
+                // draws, inline from here on (dropping the receiver ends the drawing thread).
+                let (_, before, _) = Self::receive(rx, i)?;
+                self.rng = before;
+                *replicas = Replicas::Inline;
+            }
             return Ok(());
         }
         self.jobs[i].engine_id = Some(id);
         self.active += 1;
         if self.config.replicas > 0 {
-            self.place_replicas(i);
+            let p = match replicas {
+                Replicas::Inline => {
+                    let maps = self.workload.jobs[i].map_ms.len();
+                    let (mut chosen, mut racks) = (Vec::new(), Vec::new());
+                    draw_placement(&mut self.rng, maps, &self.rack_of, self.config.replicas, &mut chosen, &mut racks)
+                }
+                Replicas::Ahead(rx) => Self::receive(rx, i)?.2,
+            };
+            let run = &mut self.jobs[i];
+            run.launched = p.launched;
+            run.by_node = p.by_node;
+            run.by_rack = p.by_rack;
         }
         if self.config.yarn.am_slots > 0 {
             // As the YARN shim submits: nothing asked yet (the gate, when on, keeps the declared counts).
@@ -515,39 +673,13 @@ impl<'w> Simulation<'w> {
         Ok(())
     }
 
-    fn place_replicas(&mut self, i: usize) {
-        let maps = self.workload.jobs[i].map_ms.len();
-        let n = self.config.cluster.nodes;
-        let r = self.config.replicas.min(n) as usize;
-        let mut run = std::mem::take(&mut self.jobs[i]);
-        run.launched = vec![false; maps];
-        let mut chosen: Vec<u32> = Vec::with_capacity(r);
-        let mut racks: Vec<u32> = Vec::with_capacity(r);
-        for task in 0..maps as u32 {
-            chosen.clear();
-            while chosen.len() < r {
-                let node = self.rng.random_range(0..n);
-                if !chosen.contains(&node) {
-                    chosen.push(node);
-                }
-            }
-            for &node in &chosen {
-                run.by_node.entry(node).or_default().push(task);
-            }
-            // A task with several replicas on one rack is listed once for that rack.
-            racks.clear();
-            racks.extend(chosen.iter().map(|&node| self.nodes[node as usize].rack));
-            racks.sort_unstable();
-            racks.dedup();
-            for &rack in &racks {
-                run.by_rack.entry(rack).or_default().push(task);
-            }
+    /// The next lists drawn ahead, which must be job `i`'s (the thread draws in arrival order).
+    fn receive(rx: &Receiver<Drawn>, i: usize) -> Result<Drawn> {
+        match rx.recv() {
+            Ok(d) if d.0 as usize == i => Ok(d),
+            // Unreachable unless the drawing thread panicked (the scope then reports its panic).
+            _ => Err(Error::UnknownId { kind: "job", id: i as i64 }),
         }
-        // Lists are consumed from the end: reverse so lower task indices launch first.
-        for v in run.by_node.values_mut().chain(run.by_rack.values_mut()) {
-            v.reverse();
-        }
-        self.jobs[i] = run;
     }
 
     fn on_heartbeat(&mut self, node: u32, generation: u32) -> Result<()> {
