@@ -64,7 +64,6 @@ use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use rand::RngExt;
 use serde::{Deserialize, Serialize};
 
-use crate::sim::hash::IntMap;
 use crate::sim::metrics::{isolated_time, JobRecord, LocalityMix, Summary};
 use crate::sim::workload::Workload;
 use crate::sim::{sim_rng, ClusterSpec, KillTiming, SimConfig, SimRng};
@@ -207,18 +206,18 @@ struct RunningTask {
 
 /// Per job state of the simulator.
 #[derive(Clone, Debug, Default)]
-struct JobRun {
+struct JobRun<'w> {
     engine_id: Option<JobId>,
     rejected: bool,
     /// Next reduce index to launch.
     next_reduce: u32,
     /// Next map index for launches without locality (or the "any" scan).
     next_map: u32,
-    /// Maps launched (locality model only).
-    launched: Vec<bool>,
-    /// Pending map indices by node and by rack (locality model; lazily cleaned).
-    by_node: IntMap<u32, Vec<u32>>,
-    by_rack: IntMap<u32, Vec<u32>>,
+    /// Maps launched and pending maps by node and rack (locality model only).
+    local: Placement,
+    /// True durations per phase (the workload's, set at the arrival): a launch reads them here, on
+    /// the job's own state, instead of in its `SimJob`.
+    durations: [&'w [Time]; 2],
     /// Runnable pending tasks last seen in the engine, per pool index.
     runnable: [u64; 2],
     /// Running tasks (indices into [`Simulation::running`]) per phase; kept only with preemption on.
@@ -233,64 +232,117 @@ struct JobRun {
     am_reserved: Option<u32>,
 }
 
-impl JobRun {
+impl JobRun<'_> {
     /// Frees the locality model's per-task lists once the job has finished: nothing reads them
     /// after (the engine offers a finished job nothing), and on a day of millions of tasks they
     /// were most of the run's memory (`docs/performance.md` §9).
     fn release_task_lists(&mut self) {
-        self.launched = Vec::new();
-        self.by_node = IntMap::default();
-        self.by_rack = IntMap::default();
+        self.local = Placement::default();
     }
 }
 
-/// A job's locality lists (module docs, locality model), as `JobRun` holds them.
-#[derive(Debug, Default)]
+/// A job's locality lists (module docs, locality model): which maps launched, and each node's and
+/// rack's maps with input there, in increasing task order. One flat task array per job, each node's
+/// and rack's list a run of it, and the launched maps one bit each: a launch reads a run's bounds by
+/// node index, where per-node vectors in a hash map cost a probe and a separate buffer per node
+/// (`docs/performance.md` §18).
+#[derive(Clone, Debug, Default)]
 struct Placement {
-    launched: Vec<bool>,
-    by_node: IntMap<u32, Vec<u32>>,
-    by_rack: IntMap<u32, Vec<u32>>,
+    /// Launched maps, one bit each.
+    launched: Vec<u64>,
+    /// Map task indices: the nodes' lists in node order, then the racks' in rack order.
+    tasks: Vec<u32>,
+    /// Per node: `(next, end)`, its list's still unread part of `tasks` (lazily cleaned: a map
+    /// launched elsewhere stays listed until read).
+    by_node: Vec<(u32, u32)>,
+    /// Per rack: the same.
+    by_rack: Vec<(u32, u32)>,
+}
+
+impl Placement {
+    #[inline]
+    fn is_launched(&self, task: u32) -> bool {
+        self.launched[(task / 64) as usize] & (1 << (task % 64)) != 0
+    }
+
+    #[inline]
+    fn set_launched(&mut self, task: u32) {
+        self.launched[(task / 64) as usize] |= 1 << (task % 64);
+    }
+
+    /// The first unlaunched map of node `key`'s list (`rack` false) or rack `key`'s, taken off the
+    /// list with the launched ones read before it.
+    #[inline]
+    fn pop_unlaunched(&mut self, rack: bool, key: u32) -> Option<u32> {
+        let runs = if rack { &mut self.by_rack } else { &mut self.by_node };
+        let run = runs.get_mut(key as usize)?;
+        while run.0 < run.1 {
+            let t = self.tasks[run.0 as usize];
+            run.0 += 1;
+            if self.launched[(t / 64) as usize] & (1 << (t % 64)) == 0 {
+                return Some(t);
+            }
+        }
+        None
+    }
 }
 
 /// Draws the replica nodes of each of `maps` map tasks (`replicas` distinct nodes each, fewer only if
 /// the cluster is smaller) from `rng` and lists every task under its nodes and their racks (`rack_of`,
-/// one entry per node). `chosen` and `racks` are scratch.
-fn draw_placement(
-    rng: &mut SimRng,
-    maps: usize,
-    rack_of: &[u32],
-    replicas: u32,
-    chosen: &mut Vec<u32>,
-    racks: &mut Vec<u32>,
-) -> Placement {
+/// one entry per node; `racks` racks). The draws are those of the per-node lists this layout
+/// replaced, task by task and replica by replica, so a seed places every replica where it did.
+fn draw_placement(rng: &mut SimRng, maps: usize, rack_of: &[u32], racks: usize, replicas: u32) -> Placement {
     let n = rack_of.len() as u32;
     let r = replicas.min(n) as usize;
-    let mut p = Placement { launched: vec![false; maps], ..Placement::default() };
+    if r == 0 {
+        return Placement { launched: vec![0; maps.div_ceil(64)], ..Placement::default() };
+    }
+    // Every task's nodes (`r` each, in draw order), and its distinct racks as (rack, task).
+    let mut nodes: Vec<u32> = Vec::with_capacity(maps * r);
+    let mut rack_tasks: Vec<(u32, u32)> = Vec::with_capacity(maps * r);
+    let mut task_racks: Vec<u32> = Vec::with_capacity(r);
     for task in 0..maps as u32 {
-        chosen.clear();
-        while chosen.len() < r {
+        let first = nodes.len();
+        while nodes.len() - first < r {
             let node = rng.random_range(0..n);
-            if !chosen.contains(&node) {
-                chosen.push(node);
+            if !nodes[first..].contains(&node) {
+                nodes.push(node);
             }
         }
-        for &node in chosen.iter() {
-            p.by_node.entry(node).or_default().push(task);
-        }
         // A task with several replicas on one rack is listed once for that rack.
-        racks.clear();
-        racks.extend(chosen.iter().map(|&node| rack_of[node as usize]));
-        racks.sort_unstable();
-        racks.dedup();
-        for &rack in racks.iter() {
-            p.by_rack.entry(rack).or_default().push(task);
-        }
+        task_racks.clear();
+        task_racks.extend(nodes[first..].iter().map(|&node| rack_of[node as usize]));
+        task_racks.sort_unstable();
+        task_racks.dedup();
+        rack_tasks.extend(task_racks.iter().map(|&rack| (rack, task)));
     }
-    // Lists are consumed from the end: reverse so lower task indices launch first.
-    for v in p.by_node.values_mut().chain(p.by_rack.values_mut()) {
-        v.reverse();
+    // Counting sort by node, then by rack: tasks are visited in increasing order, so every list is.
+    let mut by_node = vec![(0u32, 0u32); n as usize];
+    let mut by_rack = vec![(0u32, 0u32); racks];
+    for &node in &nodes {
+        by_node[node as usize].1 += 1;
     }
-    p
+    for &(rack, _) in &rack_tasks {
+        by_rack[rack as usize].1 += 1;
+    }
+    let mut at = 0u32;
+    for run in by_node.iter_mut().chain(by_rack.iter_mut()) {
+        let len = run.1;
+        *run = (at, at);
+        at += len;
+    }
+    let mut tasks = vec![0u32; at as usize];
+    for (k, &node) in nodes.iter().enumerate() {
+        let run = &mut by_node[node as usize];
+        tasks[run.1 as usize] = (k / r) as u32;
+        run.1 += 1;
+    }
+    for &(rack, task) in &rack_tasks {
+        let run = &mut by_rack[rack as usize];
+        tasks[run.1 as usize] = task;
+        run.1 += 1;
+    }
+    Placement { launched: vec![0; maps.div_ceil(64)], tasks, by_node, by_rack }
 }
 
 /// Workloads with at least this many map tasks draw their replicas on a second thread.
@@ -323,14 +375,14 @@ fn draw_ahead(
     order: &[u32],
     mut rng: SimRng,
     rack_of: &[u32],
+    racks: usize,
     replicas: u32,
     tx: SyncSender<Drawn>,
 ) {
-    let (mut chosen, mut racks) = (Vec::new(), Vec::new());
     for &i in order {
         let before = rng.clone();
         let maps = workload.jobs[i as usize].map_ms.len();
-        let p = draw_placement(&mut rng, maps, rack_of, replicas, &mut chosen, &mut racks);
+        let p = draw_placement(&mut rng, maps, rack_of, racks, replicas);
         if tx.send((i, before, p)).is_err() {
             return;
         }
@@ -409,7 +461,7 @@ pub struct Simulation<'w> {
     seq: u64,
     now: Time,
     nodes: Vec<SimNode>,
-    jobs: Vec<JobRun>,
+    jobs: Vec<JobRun<'w>>,
     /// Workload index of each engine job id.
     by_engine_id: Vec<u32>,
     /// Runnable pending tasks of all jobs, per pool index.
@@ -439,8 +491,9 @@ pub struct Simulation<'w> {
     startups: Vec<Vec<Time>>,
     /// Draw replicas on a second thread ([`Replicas`]).
     draw_ahead: bool,
-    /// Each node's rack.
+    /// Each node's rack, and the number of racks.
     rack_of: Vec<u32>,
+    racks: usize,
 }
 
 impl std::fmt::Debug for Simulation<'_> {
@@ -476,7 +529,8 @@ impl<'w> Simulation<'w> {
         }
         let rng = sim_rng(config.seed);
         let record = config.record_tasks;
-        let rack_of = nodes.iter().map(|n| n.rack).collect();
+        let rack_of: Vec<u32> = nodes.iter().map(|n| n.rack).collect();
+        let racks = rack_of.iter().max().map_or(0, |&r| r as usize + 1);
         Ok(Simulation {
             config,
             workload,
@@ -508,6 +562,7 @@ impl<'w> Simulation<'w> {
             startups: Vec::new(),
             unfinished: workload.jobs.len() as u64,
             rack_of,
+            racks,
             draw_ahead: workload.jobs.iter().map(|j| j.map_ms.len() as u64).sum::<u64>() >= DRAW_AHEAD_MIN_MAPS,
         })
     }
@@ -558,10 +613,10 @@ impl<'w> Simulation<'w> {
                 let order: Vec<u32> = arrivals.order.iter().map(|&(_, i)| i).collect();
                 let rng = self.rng.clone();
                 let rack_of = self.rack_of.clone();
-                let r = self.config.replicas;
+                let (racks, r) = (self.racks, self.config.replicas);
                 let spawned = std::thread::Builder::new()
                     .name("draw-replicas".into())
-                    .spawn_scoped(scope, move || draw_ahead(workload, &order, rng, &rack_of, r, tx));
+                    .spawn_scoped(scope, move || draw_ahead(workload, &order, rng, &rack_of, racks, r, tx));
                 // Without a second thread the run draws inline, as it would for a small workload.
                 if spawned.is_ok() {
                     replicas = Replicas::Ahead(rx);
@@ -638,20 +693,17 @@ impl<'w> Simulation<'w> {
             return Ok(());
         }
         self.jobs[i].engine_id = Some(id);
+        self.jobs[i].durations = [&self.workload.jobs[i].map_ms, &self.workload.jobs[i].reduce_ms];
         self.active += 1;
         if self.config.replicas > 0 {
             let p = match replicas {
                 Replicas::Inline => {
                     let maps = self.workload.jobs[i].map_ms.len();
-                    let (mut chosen, mut racks) = (Vec::new(), Vec::new());
-                    draw_placement(&mut self.rng, maps, &self.rack_of, self.config.replicas, &mut chosen, &mut racks)
+                    draw_placement(&mut self.rng, maps, &self.rack_of, self.racks, self.config.replicas)
                 }
                 Replicas::Ahead(rx) => Self::receive(rx, i)?.2,
             };
-            let run = &mut self.jobs[i];
-            run.launched = p.launched;
-            run.by_node = p.by_node;
-            run.by_rack = p.by_rack;
+            self.jobs[i].local = p;
         }
         if self.config.yarn.am_slots > 0 {
             // As the YARN shim submits: nothing asked yet (the gate, when on, keeps the declared counts).
@@ -853,7 +905,7 @@ impl<'w> Simulation<'w> {
             let accelerated = self.engine.nodes().get(ni).is_some_and(|n| n.accelerated);
             // The container holds its slot while it launches (YARN mechanics), then the task's work runs.
             let launch = self.startup_delay(ni, self.config.yarn.launch_ms);
-            let duration = self.workload.jobs[wi].duration_on(c.phase, task as usize, accelerated)? + launch;
+            let duration = self.duration_on(wi, c.phase, task, accelerated)? + launch;
             self.engine.task_started(c.job, c.phase, NodeId(ni as u32), locality, self.now)?;
             self.nodes[ni].free[pool] -= 1;
             self.running_tasks += 1;
@@ -914,12 +966,25 @@ impl<'w> Simulation<'w> {
         Ok(launched)
     }
 
+    /// The true duration of job `wi`'s `phase` task `task` on a node that is (or is not) accelerated:
+    /// [`SimJob::duration_on`], read from the job's state when not accelerated.
+    #[inline]
+    fn duration_on(&self, wi: usize, phase: Phase, task: u32, accelerated: bool) -> Result<Time> {
+        if accelerated {
+            return self.workload.jobs[wi].duration_on(phase, task as usize, true);
+        }
+        self.jobs[wi].durations[phase.idx()]
+            .get(task as usize)
+            .copied()
+            .ok_or_else(|| Error::job("task index", task, "below the phase's task count"))
+    }
+
     fn pick_reduce(&mut self, wi: usize) -> Option<(u32, Locality)> {
         let run = &mut self.jobs[wi];
         if let Some(task) = run.requeued[Phase::Reduce.idx()].pop() {
             return Some((task, Locality::Any));
         }
-        if (run.next_reduce as usize) < self.workload.jobs[wi].reduce_ms.len() {
+        if (run.next_reduce as usize) < run.durations[Phase::Reduce.idx()].len() {
             run.next_reduce += 1;
             Some((run.next_reduce - 1, Locality::Any))
         } else {
@@ -928,7 +993,7 @@ impl<'w> Simulation<'w> {
     }
 
     fn pick_map(&mut self, wi: usize, ni: usize, allowed: Locality) -> Option<(u32, Locality)> {
-        let maps = self.workload.jobs[wi].map_ms.len() as u32;
+        let maps = self.jobs[wi].durations[Phase::Map.idx()].len() as u32;
         let rack = self.nodes[ni].rack;
         let run = &mut self.jobs[wi];
         // A preempted map runs again wherever a slot is offered at any locality (its replicas are not
@@ -946,21 +1011,12 @@ impl<'w> Simulation<'w> {
             }
             return None;
         }
-        fn pop_unlaunched(list: Option<&mut Vec<u32>>, launched: &[bool]) -> Option<u32> {
-            let list = list?;
-            while let Some(t) = list.pop() {
-                if !launched[t as usize] {
-                    return Some(t);
-                }
-            }
-            None
-        }
-        let mut pick = pop_unlaunched(run.by_node.get_mut(&(ni as u32)), &run.launched).map(|t| (t, Locality::Node));
+        let mut pick = run.local.pop_unlaunched(false, ni as u32).map(|t| (t, Locality::Node));
         if pick.is_none() && allowed >= Locality::Rack {
-            pick = pop_unlaunched(run.by_rack.get_mut(&rack), &run.launched).map(|t| (t, Locality::Rack));
+            pick = run.local.pop_unlaunched(true, rack).map(|t| (t, Locality::Rack));
         }
         if pick.is_none() && allowed >= Locality::Any {
-            while run.next_map < maps && run.launched[run.next_map as usize] {
+            while run.next_map < maps && run.local.is_launched(run.next_map) {
                 run.next_map += 1;
             }
             if run.next_map < maps {
@@ -968,7 +1024,7 @@ impl<'w> Simulation<'w> {
             }
         }
         let (task, _) = pick?;
-        run.launched[task as usize] = true;
+        run.local.set_launched(task);
         pick
     }
 
