@@ -79,8 +79,9 @@ enum Event {
     Arrival(u32),
     /// A node heartbeats; `generation` must match the node's or the event is stale.
     Heartbeat { node: u32, generation: u32 },
-    /// A task ends (`task` indexes [`Simulation::running`]; stale once the task was preempted).
-    TaskDone { task: u32, duration: Time },
+    /// A task ends (`task` indexes [`Simulation::running`]; stale once the task was preempted). Its
+    /// duration is its `end − start` there: the slot is reused only after this event.
+    TaskDone { task: u32 },
     /// The grace period of a preemption is over: kill the task if it still runs.
     Kill { task: u32 },
     /// The epoch timer fires.
@@ -102,32 +103,50 @@ impl Event {
     }
 }
 
-/// A scheduled event; ordered by time, then [`Event::order`], then scheduling sequence.
-#[derive(Debug)]
+/// A scheduled event of the event heap; ordered by time, then [`Event::order`], then scheduling
+/// sequence. Packed in 24 bytes (the heap holds one per running task, and a whole day pushes and pops
+/// 16.5 million): `rank` is the kind's order at an instant (completions, kills and AM start-ups
+/// before the epoch timer) in the top bit above the sequence number, `event` the event itself
+/// ([`Scheduled::pack`]). `(time, rank)` is unique, so the derived order never reads `event`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 struct Scheduled {
     time: Time,
-    order: (u8, u32),
-    seq: u64,
-    event: Event,
+    rank: u64,
+    event: u64,
 }
 
-impl PartialEq for Scheduled {
+impl Scheduled {
+    /// `event` (neither an arrival nor a heartbeat: those are queued apart) scheduled `seq`-th
+    /// (`seq < 2^63`) for `time`.
     #[inline]
-    fn eq(&self, other: &Self) -> bool {
-        self.cmp(other) == std::cmp::Ordering::Equal
+    fn new(time: Time, seq: u64, event: Event) -> Scheduled {
+        debug_assert!(seq < 1 << 63);
+        let (order, _) = event.order();
+        debug_assert!(order == 1 || order == 2, "queued apart");
+        Scheduled { time, rank: (u64::from(order == 2) << 63) | seq, event: Self::pack(event) }
     }
-}
-impl Eq for Scheduled {}
-impl PartialOrd for Scheduled {
+
+    /// The event's kind in the high half, its task or job index in the low half.
     #[inline]
-    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
+    fn pack(event: Event) -> u64 {
+        match event {
+            Event::TaskDone { task } => u64::from(task),
+            Event::Kill { task } => 1 << 32 | u64::from(task),
+            Event::AmReady(i) => 2 << 32 | u64::from(i),
+            Event::Epoch => 3 << 32,
+            Event::Arrival(_) | Event::Heartbeat { .. } => 4 << 32,
+        }
     }
-}
-impl Ord for Scheduled {
+
     #[inline]
-    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        (self.time, self.order, self.seq).cmp(&(other.time, other.order, other.seq))
+    fn event(&self) -> Event {
+        let index = self.event as u32;
+        match self.event >> 32 {
+            0 => Event::TaskDone { task: index },
+            1 => Event::Kill { task: index },
+            2 => Event::AmReady(index),
+            _ => Event::Epoch,
+        }
     }
 }
 
@@ -424,7 +443,7 @@ impl ArrivalQueue {
         }
         match (first, beat) {
             (Some(t), Some(b)) if b < t => {}
-            (Some(_), _) => return queue.pop().map(|Reverse(s)| (s.time, s.event)),
+            (Some(_), _) => return queue.pop().map(|Reverse(s)| (s.time, s.event())),
             (None, _) => {}
         }
         heartbeats.pop().map(|Reverse((at, node, generation))| (at, Event::Heartbeat { node, generation }))
@@ -583,7 +602,7 @@ impl<'w> Simulation<'w> {
     fn schedule(&mut self, time: Time, event: Event) {
         debug_assert!(!matches!(event, Event::Arrival(_) | Event::Heartbeat { .. }), "queued apart");
         self.seq += 1;
-        self.queue.push(Reverse(Scheduled { time, order: event.order(), seq: self.seq, event }));
+        self.queue.push(Reverse(Scheduled::new(time, self.seq, event)));
     }
 
     /// Runs to the end (every job finished or rejected) and returns the result.
@@ -655,8 +674,8 @@ impl<'w> Simulation<'w> {
                     }
                 }
                 Event::Heartbeat { node, generation } => self.on_heartbeat(node, generation)?,
-                Event::TaskDone { task, duration } => {
-                    if self.on_task_done(task, duration)? {
+                Event::TaskDone { task } => {
+                    if self.on_task_done(task)? {
                         done += 1;
                         self.unfinished -= 1;
                     }
@@ -804,8 +823,9 @@ impl<'w> Simulation<'w> {
         Ok(())
     }
 
-    fn on_task_done(&mut self, task: u32, duration: Time) -> Result<bool> {
+    fn on_task_done(&mut self, task: u32) -> Result<bool> {
         let t = self.running[task as usize];
+        let duration = t.end - t.start;
         self.free_ids.push(task);
         if !t.alive {
             self.events -= 1; // the task was preempted earlier: not an event of the run
@@ -957,7 +977,7 @@ impl<'w> Simulation<'w> {
             if self.config.engine.preemption.enabled {
                 self.jobs[wi].live[c.phase.idx()].push(id);
             }
-            self.schedule(end, Event::TaskDone { task: id, duration });
+            self.schedule(end, Event::TaskDone { task: id });
             launched += 1;
         }
         if launched > 0 {
@@ -1332,5 +1352,44 @@ pub fn policy_label(policy: &str, objective: Option<&str>) -> String {
     match objective {
         Some(o) => format!("{policy}:{o}"),
         None => policy.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    fn queued_event() -> impl Strategy<Value = Event> {
+        prop_oneof![
+            any::<u32>().prop_map(|task| Event::TaskDone { task }),
+            any::<u32>().prop_map(|task| Event::Kill { task }),
+            any::<u32>().prop_map(Event::AmReady),
+            Just(Event::Epoch),
+        ]
+    }
+
+    proptest! {
+        /// The packed entries come out of the heap in the order of the unpacked key they replaced,
+        /// `(time, Event::order, seq)`, and carry their event unchanged.
+        #[test]
+        fn packed_events_keep_their_order_and_payload(
+            events in proptest::collection::vec((0i64..50, queued_event()), 0..200),
+        ) {
+            let mut heap = BinaryHeap::new();
+            let mut reference: Vec<(Time, (u8, u32), u64, Event)> = Vec::new();
+            for (k, &(time, event)) in events.iter().enumerate() {
+                let seq = k as u64 + 1;
+                heap.push(Reverse(Scheduled::new(time, seq, event)));
+                reference.push((time, event.order(), seq, event));
+            }
+            reference.sort_by_key(|&(time, order, seq, _)| (time, order, seq));
+            for (time, _, _, event) in reference {
+                let Reverse(s) = heap.pop().unwrap();
+                prop_assert_eq!((s.time, s.event()), (time, event));
+            }
+            prop_assert!(heap.is_empty());
+        }
     }
 }
