@@ -73,11 +73,11 @@ impl Starts {
         if self.live == 0 {
             return;
         }
-        let live = &self.runs[self.head..];
-        // Runs at or before `at`, and runs before `at`: the nearest live one below is among the
-        // first, the nearest live one above among the rest.
-        let le = self.head + live.partition_point(|r| r.0 <= at);
-        let lt = self.head + live.partition_point(|r| r.0 < at);
+        // The runs before `at` end at `lt`, those at or before it at `le` (times are distinct): the
+        // nearest live run below is among the first, the nearest live one above among the rest.
+        // Tasks mostly end in the order they started, so the search gallops from the oldest run.
+        let lt = self.head + gallop_before(&self.runs[self.head..], at);
+        let le = if self.runs.get(lt).is_some_and(|r| r.0 == at) { lt + 1 } else { lt };
         let below = (self.head..le).rev().find(|&i| self.runs[i].1 > 0);
         let above = (lt..self.runs.len()).find(|&i| self.runs[i].1 > 0);
         let i = match (below, above) {
@@ -126,6 +126,20 @@ impl Starts {
             .rev()
             .flat_map(|&(t, c)| std::iter::repeat(t).take(c as usize))
     }
+}
+
+/// The number of runs before `at` (`runs` is increasing in time): the doubling probes 1, 2, 4, ...
+/// from the front, then a binary search inside the last step, so a run near the front costs a few
+/// reads of memory the last removal touched.
+fn gallop_before(runs: &[(Time, u32)], at: Time) -> usize {
+    let mut end = 1;
+    while end <= runs.len() && runs[end - 1].0 < at {
+        end *= 2;
+    }
+    // Every run before index `end / 2` is before `at`; from `end - 1` on (if any) none is.
+    let lo = end / 2;
+    let hi = end.min(runs.len());
+    lo + runs[lo..hi].partition_point(|r| r.0 < at)
 }
 
 #[cfg(test)]
@@ -192,6 +206,14 @@ mod tests {
         s.remove_near(1); // empty: nothing to remove
         s.add(5);
         assert_eq!(s.oldest(), Some(5));
+    }
+
+    proptest! {
+        #[test]
+        fn galloping_counts_the_runs_before(times in proptest::collection::btree_set(-50i64..50, 0..40), at in -60i64..60) {
+            let runs: Vec<(Time, u32)> = times.iter().map(|&t| (t, 1)).collect();
+            prop_assert_eq!(gallop_before(&runs, at), runs.partition_point(|r| r.0 < at));
+        }
     }
 
     #[derive(Clone, Debug)]
