@@ -388,24 +388,30 @@ enum Replicas {
 }
 
 /// The drawing thread: every job's lists in arrival order, until the arrivals are done or the run
-/// stops listening.
-fn draw_ahead(
-    workload: &Workload,
-    order: &[u32],
-    mut rng: SimRng,
-    rack_of: &[u32],
-    racks: usize,
-    replicas: u32,
-    tx: SyncSender<Drawn>,
-) {
-    for &i in order {
-        let before = rng.clone();
+/// stops listening; then, while the run goes on, every job's isolated time (workload order), which
+/// the result reports and which depends on the workload and the cluster alone.
+fn draw_ahead(workload: &Workload, mut d: Drawing, tx: SyncSender<Drawn>) -> Vec<Time> {
+    for &i in &d.order {
+        let before = d.rng.clone();
         let maps = workload.jobs[i as usize].map_ms.len();
-        let p = draw_placement(&mut rng, maps, rack_of, racks, replicas);
+        let p = draw_placement(&mut d.rng, maps, &d.rack_of, d.racks, d.replicas);
         if tx.send((i, before, p)).is_err() {
-            return;
+            break;
         }
     }
+    drop(tx);
+    workload.jobs.iter().map(|job| isolated_time(job, &d.cluster)).collect()
+}
+
+/// What the drawing thread works from: the arrival order (workload indices), the run's generator,
+/// each node's rack, the number of racks, the replicas per map and the cluster.
+struct Drawing {
+    order: Vec<u32>,
+    rng: SimRng,
+    rack_of: Vec<u32>,
+    racks: usize,
+    replicas: u32,
+    cluster: ClusterSpec,
 }
 
 /// The workload's arrivals in the order the event heap would run them: by arrival time, equal
@@ -625,27 +631,37 @@ impl<'w> Simulation<'w> {
         let arrivals = ArrivalQueue::new(self.workload);
         let ahead = self.draw_ahead && self.config.replicas > 0;
         let workload = self.workload;
-        std::thread::scope(|scope| {
+        let isolated = std::thread::scope(|scope| {
             let mut replicas = Replicas::Inline;
+            let mut drawing = None;
             if ahead {
                 let (tx, rx) = sync_channel(DRAW_AHEAD_JOBS);
-                let order: Vec<u32> = arrivals.order.iter().map(|&(_, i)| i).collect();
-                let rng = self.rng.clone();
-                let rack_of = self.rack_of.clone();
-                let (racks, r) = (self.racks, self.config.replicas);
+                let d = Drawing {
+                    order: arrivals.order.iter().map(|&(_, i)| i).collect(),
+                    rng: self.rng.clone(),
+                    rack_of: self.rack_of.clone(),
+                    racks: self.racks,
+                    replicas: self.config.replicas,
+                    cluster: self.config.cluster.clone(),
+                };
                 let spawned = std::thread::Builder::new()
                     .name("draw-replicas".into())
-                    .spawn_scoped(scope, move || draw_ahead(workload, &order, rng, &rack_of, racks, r, tx));
+                    .spawn_scoped(scope, move || draw_ahead(workload, d, tx));
                 // Without a second thread the run draws inline, as it would for a small workload.
-                if spawned.is_ok() {
+                if let Ok(handle) = spawned {
                     replicas = Replicas::Ahead(rx);
+                    drawing = Some(handle);
                 }
             }
-            // `replicas` (the receiving end) is dropped when this closure returns or unwinds, before
-            // the scope joins the drawing thread, so a thread blocked on a full channel always ends.
-            self.event_loop(arrivals, &mut replicas, observe)
+            // `replicas` (the receiving end) is dropped before the drawing thread is joined (and when
+            // this closure unwinds, before the scope joins it), so a thread blocked on a full channel
+            // always ends.
+            let run = self.event_loop(arrivals, &mut replicas, observe);
+            drop(replicas);
+            // A drawing thread that panicked has failed the run already (its lists never came).
+            run.map(|()| drawing.and_then(|h| h.join().ok()))
         })?;
-        Ok(self.finish())
+        Ok(self.finish(isolated))
     }
 
     fn event_loop(
@@ -1295,7 +1311,8 @@ impl<'w> Simulation<'w> {
 
     // ----- results -----------------------------------------------------------------------
 
-    fn finish(self) -> SimResult {
+    /// The result; `isolated` holds every job's isolated time if the drawing thread computed them.
+    fn finish(self, isolated: Option<Vec<Time>>) -> SimResult {
         let cluster: &ClusterSpec = &self.config.cluster;
         let records: Vec<JobRecord> = self
             .workload
@@ -1304,7 +1321,8 @@ impl<'w> Simulation<'w> {
             .zip(&self.jobs)
             .enumerate()
             .map(|(i, (job, run))| {
-                let iso = isolated_time(job, cluster);
+                let iso =
+                    isolated.as_ref().and_then(|v| v.get(i).copied()).unwrap_or_else(|| isolated_time(job, cluster));
                 let response = run.finish_ms.map(|f| f - job.spec.submit_ms);
                 JobRecord {
                     index: i as u32,
