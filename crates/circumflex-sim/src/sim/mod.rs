@@ -22,7 +22,6 @@
 
 pub mod bound;
 pub mod drift;
-pub mod hash;
 pub mod metrics;
 pub mod report;
 pub mod simulator;
