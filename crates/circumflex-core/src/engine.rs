@@ -1244,13 +1244,13 @@ impl Engine {
                 Some(k) => self.under[ph].range((Excluded(k), Unbounded)).next(),
             };
             if let Some(&e) = next {
-                if best.is_none_or(|(b, _)| e < b) {
+                if best.map_or(true, |(b, _)| e < b) {
                     best = Some((e, None));
                 }
             }
         }
         for (i, &e) in self.tentative.iter().enumerate() {
-            if self.has_budget(budget, e.2 as usize) && best.is_none_or(|(b, _)| e < b) {
+            if self.has_budget(budget, e.2 as usize) && best.map_or(true, |(b, _)| e < b) {
                 best = Some((e, Some(i)));
             }
         }
