@@ -47,8 +47,10 @@
 //! its map target (Eq. 3's overflow), also in the work-conserving pass, so an accelerable job does
 //! not spread over regular nodes beyond what its goal asks for.
 //!
-//! **Hot path invariant:** `node_update` never re-plans and allocates only when a `BTreeSet`
-//! node splits; it is `O(k log n)` for `k` choices over `n` indexed (job, phase) entries. The
+//! **Hot path invariant:** `node_update` never re-plans and never changes the index (the entries it
+//! re-keys tentatively sit in a scratch list until the host's `task_started` makes them real), and
+//! allocates only when a scratch list grows; it is `O(k log n)` for `k` choices over `n` indexed
+//! (job, phase) entries. The
 //! indices are kept per phase so that a heartbeat with slots of one phase left never walks the
 //! entries of the other (that walk made a 10,000-job heartbeat cost ~0.9 ms; see `benches/`).
 
@@ -56,6 +58,7 @@ mod admission;
 mod estimate;
 mod labels;
 mod preempt;
+mod starts;
 mod table;
 
 pub use admission::{AmGateView, AmPhase, AmWait, AmWaitReason};
@@ -262,8 +265,9 @@ pub struct Engine {
     preempt: preempt::PreemptState,
     /// AM containers and the gate's bookkeeping (`engine/admission.rs`).
     admission: admission::AdmissionState,
-    /// Pass-1 bookkeeping of one heartbeat: (original under entry, tentative key now in the set).
-    touched: Vec<(UnderEntry, Option<u32>)>,
+    /// Pass 1 of one heartbeat: the under entries it re-keyed tentatively (module docs of
+    /// `node_update`: pass 1 reads the index through `first_under_with_budget` and never changes it).
+    tentative: Vec<UnderEntry>,
     /// The long-task reserve (`Plan::long_task_reserve`), per slot pool: how many slots long tasks
     /// may hold, and how many they hold (recounted at each plan, kept up to date by task events).
     long_cap: [u32; 2],
@@ -304,7 +308,7 @@ impl Engine {
             changed: Vec::new(),
             preempt: preempt::PreemptState::default(),
             admission: admission::AdmissionState::default(),
-            touched: Vec::with_capacity(64),
+            tentative: Vec::with_capacity(64),
             long_cap: [u32::MAX; 2],
             long_running: [0; 2],
             stats: EngineStats::default(),
@@ -896,19 +900,24 @@ impl Engine {
             slot.spare = true;
         }
         // The entries in the sets carry `s.label` (a label change unindexes first), so equal
-        // slots mean equal entries.
-        if want.iter().zip(&s.index).all(|(a, b)| a.under == b.under && a.spare == b.spare) {
-            return;
-        }
-        self.unindex(job);
-        let Some(s) = self.jobs.get_mut(job).map(|s| &mut s.sched) else { return };
+        // slots mean equal entries, and only the entries whose slot differs move: a task start or
+        // end usually changes one phase's under key and nothing else (`docs/performance.md` §18).
         for ph in Phase::ALL {
-            let slot = want[ph.idx()];
-            if let Some(key) = slot.under {
-                self.under[ph.idx()].insert((key, rank, ph as u8, job.0));
+            let (have, slot) = (s.index[ph.idx()], want[ph.idx()]);
+            if have.under != slot.under {
+                if let Some(key) = have.under {
+                    self.under[ph.idx()].remove(&(key, rank, ph as u8, job.0));
+                }
+                if let Some(key) = slot.under {
+                    self.under[ph.idx()].insert((key, rank, ph as u8, job.0));
+                }
             }
-            if slot.spare {
-                self.spare[ph.idx()].insert((rank, ph as u8, job.0));
+            if have.spare != slot.spare {
+                if have.spare {
+                    self.spare[ph.idx()].remove(&(rank, ph as u8, job.0));
+                } else {
+                    self.spare[ph.idx()].insert((rank, ph as u8, job.0));
+                }
             }
             s.index[ph.idx()] = slot;
         }
@@ -945,7 +954,7 @@ impl Engine {
         }
         self.stats.node_updates += 1;
         self.choices.clear();
-        self.touched.clear();
+        self.tentative.clear();
         // Never offer more than the node's capacity minus its running tasks, whatever the host's
         // free count says: a host holds capacity back this way (the YARN shim reserves a waiting
         // AM's memory by lowering the node's capacity, so freed task slots are not refilled first).
@@ -981,22 +990,23 @@ impl Engine {
         }
 
         // Pass 1: under-allocated entries, most under-allocated first, one slot at a time (a restricted
-        // offer: up to the job's deficit at once, see below).
+        // offer: up to the job's deficit at once, see below). Each step takes the least entry and may put
+        // it back re-keyed; the host's task_started events make the changes real, so the index itself is
+        // left as it is: the entries taken from it are a prefix of each phase's set (`taken`, the last
+        // one taken), the re-keyed ones sit in `tentative`, and the two together are the set the
+        // steps see (removing and re-inserting in the sets, then undoing it all, gave the same steps).
+        let mut taken: [Option<UnderEntry>; 2] = [None, None];
         while self.choices.len() < max_choices && budget.iter().any(|&b| b > 0) {
-            let Some(entry) = self.first_under_with_budget(&budget) else { break };
+            let Some((entry, from)) = self.first_under_with_budget(&budget, &taken) else { break };
             let (_, rank, ph, jid) = entry;
             let phase = if ph == 0 { Phase::Map } else { Phase::Reduce };
             let job = JobId(jid);
-            self.under[ph as usize].remove(&entry);
-            // Remember the entry as it was before this heartbeat (first pop only).
-            let t = match self.touched.iter().position(|&((_, _, p, j), _)| p == ph && j == jid) {
-                Some(t) => t,
-                None => {
-                    self.touched.push((entry, None));
-                    self.touched.len() - 1
+            match from {
+                None => taken[ph as usize] = Some(entry),
+                Some(i) => {
+                    self.tentative.swap_remove(i);
                 }
-            };
-            self.touched[t].1 = None;
+            }
             if !accelerated && phase == Phase::Map && self.regular_allowance_used(job) {
                 continue;
             }
@@ -1033,8 +1043,7 @@ impl Engine {
                 Self::spend(&mut budget, shared, phase);
                 if running < target && pending_left > 0 {
                     let key = under_key(ranked, running, target);
-                    self.under[ph as usize].insert((key, rank, ph, jid));
-                    self.touched[t].1 = Some(key);
+                    self.tentative.push((key, rank, ph, jid));
                 }
             } else {
                 self.count_skip(job);
@@ -1092,15 +1101,6 @@ impl Engine {
                     self.count_skip(job);
                 }
             }
-        }
-        // Undo pass 1's tentative changes: the host's task_started events make them real. Only the
-        // under entries moved (the spare set and the index slots are untouched), so restore just them.
-        for &(orig, tentative) in &self.touched {
-            let (_, rank, ph, jid) = orig;
-            if let Some(key) = tentative {
-                self.under[ph as usize].remove(&(key, rank, ph, jid));
-            }
-            self.under[ph as usize].insert(orig);
         }
         Ok(&self.choices)
     }
@@ -1239,9 +1239,33 @@ impl Engine {
     }
 
     /// The first under-allocated entry (in the combined order of both phases) whose phase still
-    /// has a free slot: the smaller of the per-phase heads. `O(log n)`.
-    fn first_under_with_budget(&self, budget: &[u32; 2]) -> Option<(u32, u32, u8, u32)> {
-        (0..2).filter(|&ph| self.has_budget(budget, ph)).filter_map(|ph| self.under[ph].first().copied()).min()
+    /// has a free slot, in pass 1's view of the index: each phase's set after its entries up to
+    /// `taken[phase]`, and the re-keyed entries of `self.tentative` (whose index it returns when the
+    /// entry is one of those). `O(log n)` plus the few re-keyed entries.
+    fn first_under_with_budget(
+        &self,
+        budget: &[u32; 2],
+        taken: &[Option<UnderEntry>; 2],
+    ) -> Option<(UnderEntry, Option<usize>)> {
+        use std::ops::Bound::{Excluded, Unbounded};
+        let mut best: Option<(UnderEntry, Option<usize>)> = None;
+        for ph in (0..2).filter(|&ph| self.has_budget(budget, ph)) {
+            let next = match taken[ph] {
+                None => self.under[ph].first(),
+                Some(k) => self.under[ph].range((Excluded(k), Unbounded)).next(),
+            };
+            if let Some(&e) = next {
+                if best.map_or(true, |(b, _)| e < b) {
+                    best = Some((e, None));
+                }
+            }
+        }
+        for (i, &e) in self.tentative.iter().enumerate() {
+            if self.has_budget(budget, e.2 as usize) && best.map_or(true, |(b, _)| e < b) {
+                best = Some((e, Some(i)));
+            }
+        }
+        best
     }
 
     /// The next runnable entry after `from` in plan order whose phase still has a free slot: the

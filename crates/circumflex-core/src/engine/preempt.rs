@@ -55,7 +55,7 @@
 //!
 //! Off (the default) nothing here runs and the engine behaves exactly as without it.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::VecDeque;
 
 use serde::Serialize;
 
@@ -127,50 +127,8 @@ pub(super) struct PreemptState {
     recent: VecDeque<PreemptionRecord>,
 }
 
-/// Start times of one (job, phase)'s running tasks: a multiset (time → count).
-#[derive(Debug, Default)]
-pub(super) struct Starts(BTreeMap<Time, u32>);
-
-impl Starts {
-    pub(super) fn add(&mut self, at: Time) {
-        *self.0.entry(at).or_insert(0) += 1;
-    }
-
-    /// Removes the start of a task that began at `at` (as the host computes it from the duration it
-    /// reports): that entry if present, else the nearest one, so a host whose clocks disagree by a
-    /// few ms never leaves stale starts behind.
-    pub(super) fn remove_near(&mut self, at: Time) {
-        let below = self.0.range(..=at).next_back().map(|(&t, _)| t);
-        let above = self.0.range(at..).next().map(|(&t, _)| t);
-        let key = match (below, above) {
-            (Some(b), Some(a)) => {
-                if at - b <= a - at {
-                    b
-                } else {
-                    a
-                }
-            }
-            (Some(k), None) | (None, Some(k)) => k,
-            (None, None) => return,
-        };
-        if let Some(c) = self.0.get_mut(&key) {
-            *c -= 1;
-            if *c == 0 {
-                self.0.remove(&key);
-            }
-        }
-    }
-
-    /// Start time of the oldest running task (the age floor of the estimate, `engine/estimate.rs`).
-    pub(super) fn oldest(&self) -> Option<Time> {
-        self.0.keys().next().copied()
-    }
-
-    /// Start times, youngest first.
-    fn youngest_first(&self) -> impl Iterator<Item = Time> + '_ {
-        self.0.iter().rev().flat_map(|(&t, &c)| std::iter::repeat(t).take(c as usize))
-    }
-}
+/// Start times of one (job, phase)'s running tasks (`engine/starts.rs`).
+pub(super) use super::starts::Starts;
 
 impl Engine {
     /// Decides preemptions now (module docs); hosts call it from their timer, after [`Engine::tick`],

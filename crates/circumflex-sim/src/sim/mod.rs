@@ -23,7 +23,6 @@
 
 pub mod bound;
 pub mod drift;
-pub mod hash;
 pub mod metrics;
 pub mod orders;
 pub mod report;

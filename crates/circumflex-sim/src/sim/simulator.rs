@@ -59,11 +59,11 @@
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 
 use rand::RngExt;
 use serde::{Deserialize, Serialize};
 
-use crate::sim::hash::IntMap;
 use crate::sim::metrics::{isolated_time, JobRecord, LocalityMix, Summary};
 use crate::sim::workload::Workload;
 use crate::sim::{sim_rng, ClusterSpec, KillTiming, SimConfig, SimRng};
@@ -79,8 +79,9 @@ enum Event {
     Arrival(u32),
     /// A node heartbeats; `generation` must match the node's or the event is stale.
     Heartbeat { node: u32, generation: u32 },
-    /// A task ends (`task` indexes [`Simulation::running`]; stale once the task was preempted).
-    TaskDone { task: u32, duration: Time },
+    /// A task ends (`task` indexes [`Simulation::running`]; stale once the task was preempted). Its
+    /// duration is its `end − start` there: the slot is reused only after this event.
+    TaskDone { task: u32 },
     /// The grace period of a preemption is over: kill the task if it still runs.
     Kill { task: u32 },
     /// The epoch timer fires.
@@ -102,32 +103,50 @@ impl Event {
     }
 }
 
-/// A scheduled event; ordered by time, then [`Event::order`], then scheduling sequence.
-#[derive(Debug)]
+/// A scheduled event of the event heap; ordered by time, then [`Event::order`], then scheduling
+/// sequence. Packed in 24 bytes (the heap holds one per running task, and a whole day pushes and pops
+/// 16.5 million): `rank` is the kind's order at an instant (completions, kills and AM start-ups
+/// before the epoch timer) in the top bit above the sequence number, `event` the event itself
+/// ([`Scheduled::pack`]). `(time, rank)` is unique, so the derived order never reads `event`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 struct Scheduled {
     time: Time,
-    order: (u8, u32),
-    seq: u64,
-    event: Event,
+    rank: u64,
+    event: u64,
 }
 
-impl PartialEq for Scheduled {
+impl Scheduled {
+    /// `event` (neither an arrival nor a heartbeat: those are queued apart) scheduled `seq`-th
+    /// (`seq < 2^63`) for `time`.
     #[inline]
-    fn eq(&self, other: &Self) -> bool {
-        self.cmp(other) == std::cmp::Ordering::Equal
+    fn new(time: Time, seq: u64, event: Event) -> Scheduled {
+        debug_assert!(seq < 1 << 63);
+        let (order, _) = event.order();
+        debug_assert!(order == 1 || order == 2, "queued apart");
+        Scheduled { time, rank: (u64::from(order == 2) << 63) | seq, event: Self::pack(event) }
     }
-}
-impl Eq for Scheduled {}
-impl PartialOrd for Scheduled {
+
+    /// The event's kind in the high half, its task or job index in the low half.
     #[inline]
-    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
+    fn pack(event: Event) -> u64 {
+        match event {
+            Event::TaskDone { task } => u64::from(task),
+            Event::Kill { task } => 1 << 32 | u64::from(task),
+            Event::AmReady(i) => 2 << 32 | u64::from(i),
+            Event::Epoch => 3 << 32,
+            Event::Arrival(_) | Event::Heartbeat { .. } => 4 << 32,
+        }
     }
-}
-impl Ord for Scheduled {
+
     #[inline]
-    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        (self.time, self.order, self.seq).cmp(&(other.time, other.order, other.seq))
+    fn event(&self) -> Event {
+        let index = self.event as u32;
+        match self.event >> 32 {
+            0 => Event::TaskDone { task: index },
+            1 => Event::Kill { task: index },
+            2 => Event::AmReady(index),
+            _ => Event::Epoch,
+        }
     }
 }
 
@@ -206,18 +225,18 @@ struct RunningTask {
 
 /// Per job state of the simulator.
 #[derive(Clone, Debug, Default)]
-struct JobRun {
+struct JobRun<'w> {
     engine_id: Option<JobId>,
     rejected: bool,
     /// Next reduce index to launch.
     next_reduce: u32,
     /// Next map index for launches without locality (or the "any" scan).
     next_map: u32,
-    /// Maps launched (locality model only).
-    launched: Vec<bool>,
-    /// Pending map indices by node and by rack (locality model; lazily cleaned).
-    by_node: IntMap<u32, Vec<u32>>,
-    by_rack: IntMap<u32, Vec<u32>>,
+    /// Maps launched and pending maps by node and rack (locality model only).
+    local: Placement,
+    /// True durations per phase (the workload's, set at the arrival): a launch reads them here, on
+    /// the job's own state, instead of in its `SimJob`.
+    durations: [&'w [Time]; 2],
     /// Runnable pending tasks last seen in the engine, per pool index.
     runnable: [u64; 2],
     /// Running tasks (indices into [`Simulation::running`]) per phase; kept only with preemption on.
@@ -232,15 +251,167 @@ struct JobRun {
     am_reserved: Option<u32>,
 }
 
-impl JobRun {
+impl JobRun<'_> {
     /// Frees the locality model's per-task lists once the job has finished: nothing reads them
     /// after (the engine offers a finished job nothing), and on a day of millions of tasks they
     /// were most of the run's memory (`docs/performance.md` §9).
     fn release_task_lists(&mut self) {
-        self.launched = Vec::new();
-        self.by_node = IntMap::default();
-        self.by_rack = IntMap::default();
+        self.local = Placement::default();
     }
+}
+
+/// A job's locality lists (module docs, locality model): which maps launched, and each node's and
+/// rack's maps with input there, in increasing task order. One flat task array per job, each node's
+/// and rack's list a run of it, and the launched maps one bit each: a launch reads a run's bounds by
+/// node index, where per-node vectors in a hash map cost a probe and a separate buffer per node
+/// (`docs/performance.md` §18).
+#[derive(Clone, Debug, Default)]
+struct Placement {
+    /// Launched maps, one bit each.
+    launched: Vec<u64>,
+    /// Map task indices: the nodes' lists in node order, then the racks' in rack order.
+    tasks: Vec<u32>,
+    /// Per node: `(next, end)`, its list's still unread part of `tasks` (lazily cleaned: a map
+    /// launched elsewhere stays listed until read).
+    by_node: Vec<(u32, u32)>,
+    /// Per rack: the same.
+    by_rack: Vec<(u32, u32)>,
+}
+
+impl Placement {
+    #[inline]
+    fn is_launched(&self, task: u32) -> bool {
+        self.launched[(task / 64) as usize] & (1 << (task % 64)) != 0
+    }
+
+    #[inline]
+    fn set_launched(&mut self, task: u32) {
+        self.launched[(task / 64) as usize] |= 1 << (task % 64);
+    }
+
+    /// The first unlaunched map of node `key`'s list (`rack` false) or rack `key`'s, taken off the
+    /// list with the launched ones read before it.
+    #[inline]
+    fn pop_unlaunched(&mut self, rack: bool, key: u32) -> Option<u32> {
+        let runs = if rack { &mut self.by_rack } else { &mut self.by_node };
+        let run = runs.get_mut(key as usize)?;
+        while run.0 < run.1 {
+            let t = self.tasks[run.0 as usize];
+            run.0 += 1;
+            if self.launched[(t / 64) as usize] & (1 << (t % 64)) == 0 {
+                return Some(t);
+            }
+        }
+        None
+    }
+}
+
+/// Draws the replica nodes of each of `maps` map tasks (`replicas` distinct nodes each, fewer only if
+/// the cluster is smaller) from `rng` and lists every task under its nodes and their racks (`rack_of`,
+/// one entry per node; `racks` racks). The draws are those of the per-node lists this layout
+/// replaced, task by task and replica by replica, so a seed places every replica where it did.
+fn draw_placement(rng: &mut SimRng, maps: usize, rack_of: &[u32], racks: usize, replicas: u32) -> Placement {
+    let n = rack_of.len() as u32;
+    let r = replicas.min(n) as usize;
+    if r == 0 {
+        return Placement { launched: vec![0; maps.div_ceil(64)], ..Placement::default() };
+    }
+    // Every task's nodes (`r` each, in draw order), and its distinct racks as (rack, task).
+    let mut nodes: Vec<u32> = Vec::with_capacity(maps * r);
+    let mut rack_tasks: Vec<(u32, u32)> = Vec::with_capacity(maps * r);
+    let mut task_racks: Vec<u32> = Vec::with_capacity(r);
+    for task in 0..maps as u32 {
+        let first = nodes.len();
+        while nodes.len() - first < r {
+            let node = rng.random_range(0..n);
+            if !nodes[first..].contains(&node) {
+                nodes.push(node);
+            }
+        }
+        // A task with several replicas on one rack is listed once for that rack.
+        task_racks.clear();
+        task_racks.extend(nodes[first..].iter().map(|&node| rack_of[node as usize]));
+        task_racks.sort_unstable();
+        task_racks.dedup();
+        rack_tasks.extend(task_racks.iter().map(|&rack| (rack, task)));
+    }
+    // Counting sort by node, then by rack: tasks are visited in increasing order, so every list is.
+    let mut by_node = vec![(0u32, 0u32); n as usize];
+    let mut by_rack = vec![(0u32, 0u32); racks];
+    for &node in &nodes {
+        by_node[node as usize].1 += 1;
+    }
+    for &(rack, _) in &rack_tasks {
+        by_rack[rack as usize].1 += 1;
+    }
+    let mut at = 0u32;
+    for run in by_node.iter_mut().chain(by_rack.iter_mut()) {
+        let len = run.1;
+        *run = (at, at);
+        at += len;
+    }
+    let mut tasks = vec![0u32; at as usize];
+    for (k, &node) in nodes.iter().enumerate() {
+        let run = &mut by_node[node as usize];
+        tasks[run.1 as usize] = (k / r) as u32;
+        run.1 += 1;
+    }
+    for &(rack, task) in &rack_tasks {
+        let run = &mut by_rack[rack as usize];
+        tasks[run.1 as usize] = task;
+        run.1 += 1;
+    }
+    Placement { launched: vec![0; maps.div_ceil(64)], tasks, by_node, by_rack }
+}
+
+/// Workloads with at least this many map tasks draw their replicas on a second thread.
+const DRAW_AHEAD_MIN_MAPS: u64 = 100_000;
+/// How many jobs (in arrival order) the drawing thread may run ahead of the arrivals: a bound on
+/// the lists held for jobs that have not arrived yet.
+const DRAW_AHEAD_JOBS: usize = 64;
+
+/// One job's lists drawn ahead: its workload index, the run's generator before its draws, the lists.
+type Drawn = (u32, SimRng, Placement);
+
+/// Where an arriving job's replicas come from.
+///
+/// The generator serves nothing but replica placement, and jobs draw in arrival order, so a
+/// second thread can draw every job's replicas in that order from a copy of the generator while the
+/// events run: the same draws, the same lists. The one exception is a job refused at admission,
+/// which draws nothing, so the jobs after it draw what it would have: at the first refusal the run
+/// takes the generator as it was before the refused job's draws and draws inline from there on.
+enum Replicas {
+    /// Drawn at the arrival, from the run's generator.
+    Inline,
+    /// Drawn ahead, received in arrival order.
+    Ahead(Receiver<Drawn>),
+}
+
+/// The drawing thread: every job's lists in arrival order, until the arrivals are done or the run
+/// stops listening; then, while the run goes on, every job's isolated time (workload order), which
+/// the result reports and which depends on the workload and the cluster alone.
+fn draw_ahead(workload: &Workload, mut d: Drawing, tx: SyncSender<Drawn>) -> Vec<Time> {
+    for &i in &d.order {
+        let before = d.rng.clone();
+        let maps = workload.jobs[i as usize].map_ms.len();
+        let p = draw_placement(&mut d.rng, maps, &d.rack_of, d.racks, d.replicas);
+        if tx.send((i, before, p)).is_err() {
+            break;
+        }
+    }
+    drop(tx);
+    workload.jobs.iter().map(|job| isolated_time(job, &d.cluster)).collect()
+}
+
+/// What the drawing thread works from: the arrival order (workload indices), the run's generator,
+/// each node's rack, the number of racks, the replicas per map and the cluster.
+struct Drawing {
+    order: Vec<u32>,
+    rng: SimRng,
+    rack_of: Vec<u32>,
+    racks: usize,
+    replicas: u32,
+    cluster: ClusterSpec,
 }
 
 /// The workload's arrivals in the order the event heap would run them: by arrival time, equal
@@ -278,7 +449,7 @@ impl ArrivalQueue {
         }
         match (first, beat) {
             (Some(t), Some(b)) if b < t => {}
-            (Some(_), _) => return queue.pop().map(|Reverse(s)| (s.time, s.event)),
+            (Some(_), _) => return queue.pop().map(|Reverse(s)| (s.time, s.event())),
             (None, _) => {}
         }
         heartbeats.pop().map(|Reverse((at, node, generation))| (at, Event::Heartbeat { node, generation }))
@@ -315,7 +486,7 @@ pub struct Simulation<'w> {
     seq: u64,
     now: Time,
     nodes: Vec<SimNode>,
-    jobs: Vec<JobRun>,
+    jobs: Vec<JobRun<'w>>,
     /// Workload index of each engine job id.
     by_engine_id: Vec<u32>,
     /// Runnable pending tasks of all jobs, per pool index.
@@ -343,6 +514,11 @@ pub struct Simulation<'w> {
     am_waiting: Vec<u32>,
     /// Start-up contention: per host, the end times of the start-ups begun on it (pruned as they pass).
     startups: Vec<Vec<Time>>,
+    /// Draw replicas on a second thread ([`Replicas`]).
+    draw_ahead: bool,
+    /// Each node's rack, and the number of racks.
+    rack_of: Vec<u32>,
+    racks: usize,
 }
 
 impl std::fmt::Debug for Simulation<'_> {
@@ -378,6 +554,8 @@ impl<'w> Simulation<'w> {
         }
         let rng = sim_rng(config.seed);
         let record = config.record_tasks;
+        let rack_of: Vec<u32> = nodes.iter().map(|n| n.rack).collect();
+        let racks = rack_of.iter().max().map_or(0, |&r| r as usize + 1);
         Ok(Simulation {
             config,
             workload,
@@ -408,7 +586,18 @@ impl<'w> Simulation<'w> {
             am_waiting: Vec::new(),
             startups: Vec::new(),
             unfinished: workload.jobs.len() as u64,
+            rack_of,
+            racks,
+            draw_ahead: workload.jobs.iter().map(|j| j.map_ms.len() as u64).sum::<u64>() >= DRAW_AHEAD_MIN_MAPS,
         })
+    }
+
+    /// Draws replicas on a second thread (`true`) or at each arrival, whatever the workload's size
+    /// (the outcome is the same either way; for the tests that check it).
+    #[cfg(test)]
+    pub(crate) fn with_draw_ahead(mut self, on: bool) -> Self {
+        self.draw_ahead = on;
+        self
     }
 
     /// The engine being driven (for inspection in tests).
@@ -419,7 +608,7 @@ impl<'w> Simulation<'w> {
     fn schedule(&mut self, time: Time, event: Event) {
         debug_assert!(!matches!(event, Event::Arrival(_) | Event::Heartbeat { .. }), "queued apart");
         self.seq += 1;
-        self.queue.push(Reverse(Scheduled { time, order: event.order(), seq: self.seq, event }));
+        self.queue.push(Reverse(Scheduled::new(time, self.seq, event)));
     }
 
     /// Runs to the end (every job finished or rejected) and returns the result.
@@ -434,12 +623,53 @@ impl<'w> Simulation<'w> {
 
     /// Like [`Simulation::run`], calling `observe` every 16,384 events and at the end with the
     /// backlog at that point (for the events/s-against-active-jobs benchmark, `benches/sim_backlog.rs`).
-    pub fn run_observed(mut self, mut observe: impl FnMut(&Progress)) -> Result<SimResult> {
+    pub fn run_observed(mut self, observe: impl FnMut(&Progress)) -> Result<SimResult> {
         // Arrivals stay out of the event heap (a day of 25,000 jobs would otherwise start with
         // every one of them in it): they come from the list below, which is exactly the order
         // the heap gave them (time, then workload index, the order they were scheduled in), and
         // an arrival runs before any other event of its instant (its kind comes first).
-        let mut arrivals = ArrivalQueue::new(self.workload);
+        let arrivals = ArrivalQueue::new(self.workload);
+        let ahead = self.draw_ahead && self.config.replicas > 0;
+        let workload = self.workload;
+        let isolated = std::thread::scope(|scope| {
+            let mut replicas = Replicas::Inline;
+            let mut drawing = None;
+            if ahead {
+                let (tx, rx) = sync_channel(DRAW_AHEAD_JOBS);
+                let d = Drawing {
+                    order: arrivals.order.iter().map(|&(_, i)| i).collect(),
+                    rng: self.rng.clone(),
+                    rack_of: self.rack_of.clone(),
+                    racks: self.racks,
+                    replicas: self.config.replicas,
+                    cluster: self.config.cluster.clone(),
+                };
+                let spawned = std::thread::Builder::new()
+                    .name("draw-replicas".into())
+                    .spawn_scoped(scope, move || draw_ahead(workload, d, tx));
+                // Without a second thread the run draws inline, as it would for a small workload.
+                if let Ok(handle) = spawned {
+                    replicas = Replicas::Ahead(rx);
+                    drawing = Some(handle);
+                }
+            }
+            // `replicas` (the receiving end) is dropped before the drawing thread is joined (and when
+            // this closure unwinds, before the scope joins it), so a thread blocked on a full channel
+            // always ends.
+            let run = self.event_loop(arrivals, &mut replicas, observe);
+            drop(replicas);
+            // A drawing thread that panicked has failed the run already (its lists never came).
+            run.map(|()| drawing.and_then(|h| h.join().ok()))
+        })?;
+        Ok(self.finish(isolated))
+    }
+
+    fn event_loop(
+        &mut self,
+        mut arrivals: ArrivalQueue,
+        replicas: &mut Replicas,
+        mut observe: impl FnMut(&Progress),
+    ) -> Result<()> {
         if self.config.idle_heartbeats {
             for ni in 0..self.nodes.len() {
                 let at = self.nodes[ni].anchor;
@@ -453,15 +683,15 @@ impl<'w> Simulation<'w> {
             self.events += 1;
             match event {
                 Event::Arrival(i) => {
-                    self.on_arrival(i as usize)?;
+                    self.on_arrival(i as usize, replicas)?;
                     if self.jobs[i as usize].rejected {
                         done += 1;
                         self.unfinished -= 1;
                     }
                 }
                 Event::Heartbeat { node, generation } => self.on_heartbeat(node, generation)?,
-                Event::TaskDone { task, duration } => {
-                    if self.on_task_done(task, duration)? {
+                Event::TaskDone { task } => {
+                    if self.on_task_done(task)? {
                         done += 1;
                         self.unfinished -= 1;
                     }
@@ -475,12 +705,12 @@ impl<'w> Simulation<'w> {
             }
         }
         observe(&Progress { events: self.events, done, total, active: self.active as u64, now: self.now });
-        Ok(self.finish())
+        Ok(())
     }
 
     // ----- events ------------------------------------------------------------------------
 
-    fn on_arrival(&mut self, i: usize) -> Result<()> {
+    fn on_arrival(&mut self, i: usize, replicas: &mut Replicas) -> Result<()> {
         let now = self.now;
         let spec = self.workload.jobs[i].spec.clone();
         let (id, admission) = self.engine.submit(spec, now)?;
@@ -488,12 +718,27 @@ impl<'w> Simulation<'w> {
         self.by_engine_id.push(i as u32);
         if let Admission::Reject { .. } = admission {
             self.jobs[i].rejected = true;
+            if let Replicas::Ahead(rx) = replicas {
+                // It draws nothing: the jobs after it draw from the generator as it was before its
+                // draws, inline from here on (dropping the receiver ends the drawing thread).
+                let (_, before, _) = Self::receive(rx, i)?;
+                self.rng = before;
+                *replicas = Replicas::Inline;
+            }
             return Ok(());
         }
         self.jobs[i].engine_id = Some(id);
+        self.jobs[i].durations = [&self.workload.jobs[i].map_ms, &self.workload.jobs[i].reduce_ms];
         self.active += 1;
         if self.config.replicas > 0 {
-            self.place_replicas(i);
+            let p = match replicas {
+                Replicas::Inline => {
+                    let maps = self.workload.jobs[i].map_ms.len();
+                    draw_placement(&mut self.rng, maps, &self.rack_of, self.racks, self.config.replicas)
+                }
+                Replicas::Ahead(rx) => Self::receive(rx, i)?.2,
+            };
+            self.jobs[i].local = p;
         }
         if self.config.yarn.am_slots > 0 {
             // As the YARN shim submits: nothing asked yet (the gate, when on, keeps the declared counts).
@@ -515,39 +760,13 @@ impl<'w> Simulation<'w> {
         Ok(())
     }
 
-    fn place_replicas(&mut self, i: usize) {
-        let maps = self.workload.jobs[i].map_ms.len();
-        let n = self.config.cluster.nodes;
-        let r = self.config.replicas.min(n) as usize;
-        let mut run = std::mem::take(&mut self.jobs[i]);
-        run.launched = vec![false; maps];
-        let mut chosen: Vec<u32> = Vec::with_capacity(r);
-        let mut racks: Vec<u32> = Vec::with_capacity(r);
-        for task in 0..maps as u32 {
-            chosen.clear();
-            while chosen.len() < r {
-                let node = self.rng.random_range(0..n);
-                if !chosen.contains(&node) {
-                    chosen.push(node);
-                }
-            }
-            for &node in &chosen {
-                run.by_node.entry(node).or_default().push(task);
-            }
-            // A task with several replicas on one rack is listed once for that rack.
-            racks.clear();
-            racks.extend(chosen.iter().map(|&node| self.nodes[node as usize].rack));
-            racks.sort_unstable();
-            racks.dedup();
-            for &rack in &racks {
-                run.by_rack.entry(rack).or_default().push(task);
-            }
+    /// The next lists drawn ahead, which must be job `i`'s (the thread draws in arrival order).
+    fn receive(rx: &Receiver<Drawn>, i: usize) -> Result<Drawn> {
+        match rx.recv() {
+            Ok(d) if d.0 as usize == i => Ok(d),
+            // Unreachable unless the drawing thread panicked (the scope then reports its panic).
+            _ => Err(Error::UnknownId { kind: "job", id: i as i64 }),
         }
-        // Lists are consumed from the end: reverse so lower task indices launch first.
-        for v in run.by_node.values_mut().chain(run.by_rack.values_mut()) {
-            v.reverse();
-        }
-        self.jobs[i] = run;
     }
 
     fn on_heartbeat(&mut self, node: u32, generation: u32) -> Result<()> {
@@ -620,8 +839,9 @@ impl<'w> Simulation<'w> {
         Ok(())
     }
 
-    fn on_task_done(&mut self, task: u32, duration: Time) -> Result<bool> {
+    fn on_task_done(&mut self, task: u32) -> Result<bool> {
         let t = self.running[task as usize];
+        let duration = t.end - t.start;
         self.free_ids.push(task);
         if !t.alive {
             self.events -= 1; // the task was preempted earlier: not an event of the run
@@ -721,7 +941,7 @@ impl<'w> Simulation<'w> {
             let accelerated = self.engine.nodes().get(ni).is_some_and(|n| n.accelerated);
             // The container holds its slot while it launches (YARN mechanics), then the task's work runs.
             let launch = self.startup_delay(ni, self.config.yarn.launch_ms);
-            let duration = self.workload.jobs[wi].duration_on(c.phase, task as usize, accelerated)? + launch;
+            let duration = self.duration_on(wi, c.phase, task, accelerated)? + launch;
             self.engine.task_started(c.job, c.phase, NodeId(ni as u32), locality, self.now)?;
             self.nodes[ni].free[pool] -= 1;
             self.running_tasks += 1;
@@ -773,7 +993,7 @@ impl<'w> Simulation<'w> {
             if self.config.engine.preemption.enabled {
                 self.jobs[wi].live[c.phase.idx()].push(id);
             }
-            self.schedule(end, Event::TaskDone { task: id, duration });
+            self.schedule(end, Event::TaskDone { task: id });
             launched += 1;
         }
         if launched > 0 {
@@ -782,12 +1002,25 @@ impl<'w> Simulation<'w> {
         Ok(launched)
     }
 
+    /// The true duration of job `wi`'s `phase` task `task` on a node that is (or is not) accelerated:
+    /// [`SimJob::duration_on`], read from the job's state when not accelerated.
+    #[inline]
+    fn duration_on(&self, wi: usize, phase: Phase, task: u32, accelerated: bool) -> Result<Time> {
+        if accelerated {
+            return self.workload.jobs[wi].duration_on(phase, task as usize, true);
+        }
+        self.jobs[wi].durations[phase.idx()]
+            .get(task as usize)
+            .copied()
+            .ok_or_else(|| Error::job("task index", task, "below the phase's task count"))
+    }
+
     fn pick_reduce(&mut self, wi: usize) -> Option<(u32, Locality)> {
         let run = &mut self.jobs[wi];
         if let Some(task) = run.requeued[Phase::Reduce.idx()].pop() {
             return Some((task, Locality::Any));
         }
-        if (run.next_reduce as usize) < self.workload.jobs[wi].reduce_ms.len() {
+        if (run.next_reduce as usize) < run.durations[Phase::Reduce.idx()].len() {
             run.next_reduce += 1;
             Some((run.next_reduce - 1, Locality::Any))
         } else {
@@ -796,7 +1029,7 @@ impl<'w> Simulation<'w> {
     }
 
     fn pick_map(&mut self, wi: usize, ni: usize, allowed: Locality) -> Option<(u32, Locality)> {
-        let maps = self.workload.jobs[wi].map_ms.len() as u32;
+        let maps = self.jobs[wi].durations[Phase::Map.idx()].len() as u32;
         let rack = self.nodes[ni].rack;
         let run = &mut self.jobs[wi];
         // A preempted map runs again wherever a slot is offered at any locality (its replicas are not
@@ -814,21 +1047,12 @@ impl<'w> Simulation<'w> {
             }
             return None;
         }
-        fn pop_unlaunched(list: Option<&mut Vec<u32>>, launched: &[bool]) -> Option<u32> {
-            let list = list?;
-            while let Some(t) = list.pop() {
-                if !launched[t as usize] {
-                    return Some(t);
-                }
-            }
-            None
-        }
-        let mut pick = pop_unlaunched(run.by_node.get_mut(&(ni as u32)), &run.launched).map(|t| (t, Locality::Node));
+        let mut pick = run.local.pop_unlaunched(false, ni as u32).map(|t| (t, Locality::Node));
         if pick.is_none() && allowed >= Locality::Rack {
-            pick = pop_unlaunched(run.by_rack.get_mut(&rack), &run.launched).map(|t| (t, Locality::Rack));
+            pick = run.local.pop_unlaunched(true, rack).map(|t| (t, Locality::Rack));
         }
         if pick.is_none() && allowed >= Locality::Any {
-            while run.next_map < maps && run.launched[run.next_map as usize] {
+            while run.next_map < maps && run.local.is_launched(run.next_map) {
                 run.next_map += 1;
             }
             if run.next_map < maps {
@@ -836,7 +1060,7 @@ impl<'w> Simulation<'w> {
             }
         }
         let (task, _) = pick?;
-        run.launched[task as usize] = true;
+        run.local.set_launched(task);
         pick
     }
 
@@ -1087,7 +1311,8 @@ impl<'w> Simulation<'w> {
 
     // ----- results -----------------------------------------------------------------------
 
-    fn finish(self) -> SimResult {
+    /// The result; `isolated` holds every job's isolated time if the drawing thread computed them.
+    fn finish(self, isolated: Option<Vec<Time>>) -> SimResult {
         let cluster: &ClusterSpec = &self.config.cluster;
         let records: Vec<JobRecord> = self
             .workload
@@ -1096,7 +1321,8 @@ impl<'w> Simulation<'w> {
             .zip(&self.jobs)
             .enumerate()
             .map(|(i, (job, run))| {
-                let iso = isolated_time(job, cluster);
+                let iso =
+                    isolated.as_ref().and_then(|v| v.get(i).copied()).unwrap_or_else(|| isolated_time(job, cluster));
                 let response = run.finish_ms.map(|f| f - job.spec.submit_ms);
                 JobRecord {
                     index: i as u32,
@@ -1144,5 +1370,44 @@ pub fn policy_label(policy: &str, objective: Option<&str>) -> String {
     match objective {
         Some(o) => format!("{policy}:{o}"),
         None => policy.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    fn queued_event() -> impl Strategy<Value = Event> {
+        prop_oneof![
+            any::<u32>().prop_map(|task| Event::TaskDone { task }),
+            any::<u32>().prop_map(|task| Event::Kill { task }),
+            any::<u32>().prop_map(Event::AmReady),
+            Just(Event::Epoch),
+        ]
+    }
+
+    proptest! {
+        /// The packed entries come out of the heap in the order of the unpacked key they replaced,
+        /// `(time, Event::order, seq)`, and carry their event unchanged.
+        #[test]
+        fn packed_events_keep_their_order_and_payload(
+            events in proptest::collection::vec((0i64..50, queued_event()), 0..200),
+        ) {
+            let mut heap = BinaryHeap::new();
+            let mut reference: Vec<(Time, (u8, u32), u64, Event)> = Vec::new();
+            for (k, &(time, event)) in events.iter().enumerate() {
+                let seq = k as u64 + 1;
+                heap.push(Reverse(Scheduled::new(time, seq, event)));
+                reference.push((time, event.order(), seq, event));
+            }
+            reference.sort_by_key(|&(time, order, seq, _)| (time, order, seq));
+            for (time, _, _, event) in reference {
+                let Reverse(s) = heap.pop().unwrap();
+                prop_assert_eq!((s.time, s.event()), (time, event));
+            }
+            prop_assert!(heap.is_empty());
+        }
     }
 }

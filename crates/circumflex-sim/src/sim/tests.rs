@@ -388,3 +388,30 @@ fn a_kill_lands_after_the_grace_on_yarn_and_at_the_second_heartbeat_on_mrv1() {
         assert_capacity(&on);
     }
 }
+
+/// Replicas drawn on a second thread give the run drawn at each arrival, byte for byte, with and
+/// without jobs refused at admission (a refused job draws nothing: the drawing thread's lists are
+/// then dropped and the run draws inline from the generator as it was before the refused job).
+#[test]
+fn replicas_drawn_ahead_give_the_run_drawn_inline() {
+    let mut refused = 0;
+    for pool in [PoolMode::Split, PoolMode::Shared] {
+        let c = cluster(pool);
+        let w = synthetic(5, 60, &c);
+        for policy in ["fair", "fifo", "rtmr", "deadline-constraint"] {
+            for replicas in [1, 3, 6] {
+                let mut cfg = config(policy, c.clone());
+                cfg.replicas = replicas;
+                cfg.seed = 7;
+                let run = |ahead: bool| {
+                    let r = Simulation::new(cfg.clone(), &w).unwrap().with_draw_ahead(ahead).run().unwrap();
+                    serde_json::to_string(&r).unwrap()
+                };
+                let inline = run(false);
+                assert_eq!(run(true), inline, "{policy}, {replicas} replicas, {pool:?}");
+                refused += Simulation::new(cfg.clone(), &w).unwrap().run().unwrap().summary.rejected;
+            }
+        }
+    }
+    assert!(refused > 0, "some runs refuse jobs, so the switch to inline drawing is exercised");
+}
