@@ -458,6 +458,47 @@ mod tests {
         (jobs, active)
     }
 
+    /// One step of the random re-plan sequences: `what` 0 admits the next job, 1 finishes an active
+    /// one, 2 starts and 3 ends a task of one (its id is returned as changed), 4 resizes the map pool.
+    fn apply_step(
+        jobs: &mut [JobState],
+        active: &mut Vec<JobId>,
+        next: &mut usize,
+        cluster: &mut ClusterView,
+        k: usize,
+        what: u8,
+    ) -> Vec<JobId> {
+        let mut changed = Vec::new();
+        match what {
+            0 if *next < jobs.len() => {
+                active.push(JobId(*next as u32));
+                *next += 1;
+            }
+            1 if !active.is_empty() => {
+                let id = active.remove(k % active.len());
+                jobs[id.0 as usize].status = circumflex_core::model::JobStatus::Finished;
+            }
+            2 | 3 if !active.is_empty() => {
+                let id = active[k % active.len()];
+                let j = &mut jobs[id.0 as usize];
+                let ph = if j.phases[0].pending + j.phases[0].running > 0 { 0 } else { 1 };
+                let p = &mut j.phases[ph];
+                if what == 2 && p.pending > 0 {
+                    p.pending -= 1;
+                    p.running += 1;
+                } else if p.running > 0 {
+                    p.running -= 1;
+                    p.finished += 1;
+                    p.observed_ms_sum += 400 + 50 * k as i64;
+                }
+                changed.push(id);
+            }
+            4 => cluster.map_slots = 4 + (k as u32 % 12),
+            _ => {}
+        }
+        changed
+    }
+
     /// FLEX's plan of `specs` at `now`, with its predicted completions (asked for, as a status view does).
     fn plan_for(objective: Objective, cluster: ClusterView, specs: Vec<JobSpec>, now: Time) -> Plan {
         let (jobs, active) = snapshot_jobs(specs);
@@ -806,34 +847,7 @@ mod tests {
             let mut active: Vec<JobId> = (0..next as u32).map(JobId).collect();
             let mut policy = FlexPolicy::new(objective);
             for (t, &(k, what)) in steps.iter().enumerate() {
-                let mut changed = Vec::new();
-                match what {
-                    0 if next < jobs.len() => {
-                        active.push(JobId(next as u32));
-                        next += 1;
-                    }
-                    1 if !active.is_empty() => {
-                        let id = active.remove(k % active.len());
-                        jobs[id.0 as usize].status = circumflex_core::model::JobStatus::Finished;
-                    }
-                    2 | 3 if !active.is_empty() => {
-                        let id = active[k % active.len()];
-                        let j = &mut jobs[id.0 as usize];
-                        let ph = if j.phases[0].pending + j.phases[0].running > 0 { 0 } else { 1 };
-                        let p = &mut j.phases[ph];
-                        if what == 2 && p.pending > 0 {
-                            p.pending -= 1;
-                            p.running += 1;
-                        } else if p.running > 0 {
-                            p.running -= 1;
-                            p.finished += 1;
-                            p.observed_ms_sum += 400 + 50 * k as i64;
-                        }
-                        changed.push(id);
-                    }
-                    4 => cluster.map_slots = 4 + (k as u32 % 12),
-                    _ => {}
-                }
+                let changed = apply_step(&mut jobs, &mut active, &mut next, &mut cluster, k, what);
                 let now = 6000 + 1000 * t as Time;
                 let plain = Snapshot::new(now, cluster, &jobs, &active);
                 let got = policy.plan(&plain.with_changes(&changed));
@@ -896,34 +910,7 @@ mod tests {
             // The previous step's plan and its eager reference, predicted only after the jobs changed.
             let mut previous: Option<(Plan, Plan)> = None;
             for (t, &(k, what)) in steps.iter().enumerate() {
-                let mut changed = Vec::new();
-                match what {
-                    0 if next < jobs.len() => {
-                        active.push(JobId(next as u32));
-                        next += 1;
-                    }
-                    1 if !active.is_empty() => {
-                        let id = active.remove(k % active.len());
-                        jobs[id.0 as usize].status = circumflex_core::model::JobStatus::Finished;
-                    }
-                    2 | 3 if !active.is_empty() => {
-                        let id = active[k % active.len()];
-                        let j = &mut jobs[id.0 as usize];
-                        let ph = if j.phases[0].pending + j.phases[0].running > 0 { 0 } else { 1 };
-                        let p = &mut j.phases[ph];
-                        if what == 2 && p.pending > 0 {
-                            p.pending -= 1;
-                            p.running += 1;
-                        } else if p.running > 0 {
-                            p.running -= 1;
-                            p.finished += 1;
-                            p.observed_ms_sum += 400 + 50 * k as i64;
-                        }
-                        changed.push(id);
-                    }
-                    4 => cluster.map_slots = 4 + (k as u32 % 12),
-                    _ => {}
-                }
+                let changed = apply_step(&mut jobs, &mut active, &mut next, &mut cluster, k, what);
                 if let Some((mut lazy, eager)) = previous.take() {
                     policy.predict_completions(&mut lazy);
                     prop_assert_eq!(lazy, eager, "step {}", t - 1);
