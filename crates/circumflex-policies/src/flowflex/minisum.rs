@@ -53,13 +53,17 @@ fn earliest_integer_deadline(q: f64) -> f64 {
     (q * (1.0 - FLOAT_SLACK)).ceil()
 }
 
-/// `w(Q)`, a chain's cost at its lower bound `Q`, read as the grid reads `Q` (within [`FLOAT_SLACK`]
-/// below, as [`earliest_integer_deadline`] does): a `Q` that float rounding puts a hair past a step's
-/// due (6.000000000000001 for 6) would otherwise be charged a step that the relaxation, on grid point 6,
-/// rightly does not charge, and the "lower bound" would exceed the relaxation. Costs never decrease
-/// in time, so the earlier point is still a lower bound.
+/// `w(Q)`, a chain's cost at its lower bound `Q`. A step cost reads `Q` as the grid does (within
+/// [`FLOAT_SLACK`] below, as [`earliest_integer_deadline`] does): a `Q` that float rounding puts a hair
+/// past a step's due (6.000000000000001 for 6) would otherwise be charged a step that the relaxation, on
+/// grid point 6, rightly does not charge, and the "lower bound" would exceed the relaxation. Costs never
+/// decrease in time, so the earlier point is still a lower bound. Continuous costs move by rounding
+/// only there, so they read `Q` itself.
 fn cost_at_lower_bound(cost: &Penalty, q: f64) -> f64 {
-    cost.eval(q * (1.0 - FLOAT_SLACK))
+    match cost {
+        Penalty::Steps(_) => cost.eval(q * (1.0 - FLOAT_SLACK)),
+        _ => cost.eval(q),
+    }
 }
 
 /// `Σ_j w_j(Q_j)`, each at [`cost_at_lower_bound`].
