@@ -458,45 +458,61 @@ mod tests {
         (jobs, active)
     }
 
-    /// One step of the random re-plan sequences: `what` 0 admits the next job, 1 finishes an active
-    /// one, 2 starts and 3 ends a task of one (its id is returned as changed), 4 resizes the map pool.
-    fn apply_step(
-        jobs: &mut [JobState],
-        active: &mut Vec<JobId>,
-        next: &mut usize,
-        cluster: &mut ClusterView,
-        k: usize,
-        what: u8,
-    ) -> Vec<JobId> {
-        let mut changed = Vec::new();
-        match what {
-            0 if *next < jobs.len() => {
-                active.push(JobId(*next as u32));
-                *next += 1;
-            }
-            1 if !active.is_empty() => {
-                let id = active.remove(k % active.len());
-                jobs[id.0 as usize].status = circumflex_core::model::JobStatus::Finished;
-            }
-            2 | 3 if !active.is_empty() => {
-                let id = active[k % active.len()];
-                let j = &mut jobs[id.0 as usize];
-                let ph = if j.phases[0].pending + j.phases[0].running > 0 { 0 } else { 1 };
-                let p = &mut j.phases[ph];
-                if what == 2 && p.pending > 0 {
-                    p.pending -= 1;
-                    p.running += 1;
-                } else if p.running > 0 {
-                    p.running -= 1;
-                    p.finished += 1;
-                    p.observed_ms_sum += 400 + 50 * k as i64;
-                }
-                changed.push(id);
-            }
-            4 => cluster.map_slots = 4 + (k as u32 % 12),
-            _ => {}
+    /// The random re-plan sequences' world: a cluster, the jobs, and the active ones (the first half
+    /// of the jobs at once, the others as steps admit them).
+    struct Sequence {
+        cluster: ClusterView,
+        jobs: Vec<JobState>,
+        active: Vec<JobId>,
+        next: usize,
+    }
+
+    impl Sequence {
+        fn new(specs: Vec<JobSpec>, split: bool) -> Sequence {
+            let mode = if split { PoolMode::Split } else { PoolMode::Shared };
+            let (jobs, _) = snapshot_jobs(specs);
+            let next = jobs.len().div_ceil(2);
+            let active = (0..next as u32).map(JobId).collect();
+            Sequence { cluster: ClusterView { map_slots: 12, reduce_slots: 4, mode, nodes: 1 }, jobs, active, next }
         }
-        changed
+
+        /// One step: `what` 0 admits the next job, 1 finishes an active one, 2 starts and 3 ends a
+        /// task of one (its id is returned as changed), 4 resizes the map pool.
+        fn step(&mut self, k: usize, what: u8) -> Vec<JobId> {
+            let mut changed = Vec::new();
+            match what {
+                0 if self.next < self.jobs.len() => {
+                    self.active.push(JobId(self.next as u32));
+                    self.next += 1;
+                }
+                1 if !self.active.is_empty() => {
+                    let id = self.active.remove(k % self.active.len());
+                    self.jobs[id.0 as usize].status = circumflex_core::model::JobStatus::Finished;
+                }
+                2 | 3 if !self.active.is_empty() => {
+                    let id = self.active[k % self.active.len()];
+                    let j = &mut self.jobs[id.0 as usize];
+                    let ph = if j.phases[0].pending + j.phases[0].running > 0 { 0 } else { 1 };
+                    let p = &mut j.phases[ph];
+                    if what == 2 && p.pending > 0 {
+                        p.pending -= 1;
+                        p.running += 1;
+                    } else if p.running > 0 {
+                        p.running -= 1;
+                        p.finished += 1;
+                        p.observed_ms_sum += 400 + 50 * k as i64;
+                    }
+                    changed.push(id);
+                }
+                4 => self.cluster.map_slots = 4 + (k as u32 % 12),
+                _ => {}
+            }
+            changed
+        }
+
+        fn snapshot(&self, now: Time) -> Snapshot<'_> {
+            Snapshot::new(now, self.cluster, &self.jobs, &self.active)
+        }
     }
 
     /// FLEX's plan of `specs` at `now`, with its predicted completions (asked for, as a status view does).
@@ -839,17 +855,12 @@ mod tests {
             which in 0usize..20,
         ) {
             let objective = Objective::ALL[which % Objective::ALL.len()];
-            let mode = if split { PoolMode::Split } else { PoolMode::Shared };
-            let mut cluster = ClusterView { map_slots: 12, reduce_slots: 4, mode, nodes: 1 };
-            let (mut jobs, _) = snapshot_jobs(specs);
-            // Jobs arrive one by one: the first half at once, the others as steps ask.
-            let mut next = jobs.len().div_ceil(2);
-            let mut active: Vec<JobId> = (0..next as u32).map(JobId).collect();
+            let mut world = Sequence::new(specs, split);
             let mut policy = FlexPolicy::new(objective);
             for (t, &(k, what)) in steps.iter().enumerate() {
-                let changed = apply_step(&mut jobs, &mut active, &mut next, &mut cluster, k, what);
+                let changed = world.step(k, what);
                 let now = 6000 + 1000 * t as Time;
-                let plain = Snapshot::new(now, cluster, &jobs, &active);
+                let plain = world.snapshot(now);
                 let got = policy.plan(&plain.with_changes(&changed));
                 prop_assert_eq!(got, FlexPolicy::new(objective).plan(&plain), "step {}", t);
             }
@@ -901,22 +912,18 @@ mod tests {
             which in 0usize..20,
         ) {
             let objective = Objective::ALL[which % Objective::ALL.len()];
-            let mode = if split { PoolMode::Split } else { PoolMode::Shared };
-            let mut cluster = ClusterView { map_slots: 12, reduce_slots: 4, mode, nodes: 1 };
-            let (mut jobs, _) = snapshot_jobs(specs);
-            let mut next = jobs.len().div_ceil(2);
-            let mut active: Vec<JobId> = (0..next as u32).map(JobId).collect();
+            let mut world = Sequence::new(specs, split);
             let mut policy = FlexPolicy::new(objective);
             // The previous step's plan and its eager reference, predicted only after the jobs changed.
             let mut previous: Option<(Plan, Plan)> = None;
             for (t, &(k, what)) in steps.iter().enumerate() {
-                let changed = apply_step(&mut jobs, &mut active, &mut next, &mut cluster, k, what);
+                let changed = world.step(k, what);
                 if let Some((mut lazy, eager)) = previous.take() {
                     policy.predict_completions(&mut lazy);
                     prop_assert_eq!(lazy, eager, "step {}", t - 1);
                 }
                 let now = 6000 + 1000 * t as Time;
-                let plain = Snapshot::new(now, cluster, &jobs, &active);
+                let plain = world.snapshot(now);
                 let got = policy.plan(&plain.with_changes(&changed));
                 let eager = eager_plan(objective, &plain);
                 prop_assert!(got.completions_pending);
