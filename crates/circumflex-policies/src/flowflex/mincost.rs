@@ -96,25 +96,6 @@ impl MinCostFlow {
         Ok(id)
     }
 
-    /// Gives arc `arc` (an id from [`MinCostFlow::add_arc`]) a new `capacity` and `cost` with no flow,
-    /// as if it had been added with them (a network kept across plans and updated in place, issue
-    /// 20). The same checks as [`MinCostFlow::add_arc`].
-    pub fn set_arc(&mut self, arc: usize, capacity: f64, cost: f64) -> Result<()> {
-        let capacity_ok = capacity >= 0.0; // false for NaN
-        if arc % 2 == 1 || arc >= self.head.len() || !capacity_ok || !cost.is_finite() || cost < 0.0 {
-            return Err(Error::job(
-                "min-cost flow arc",
-                format!("{arc}: capacity {capacity} cost {cost}"),
-                "an arc id, capacity >= 0 and a finite cost >= 0",
-            ));
-        }
-        self.residual[arc] = capacity;
-        self.residual[arc + 1] = 0.0;
-        self.cost[arc] = cost;
-        self.cost[arc + 1] = -cost;
-        Ok(())
-    }
-
     /// The node prices the last [`MinCostFlow::solve`] or [`MinCostFlow::solve_warm`] ended with
     /// (empty before any solve): the warm start of a later, similar network.
     pub fn potentials(&self) -> &[f64] {

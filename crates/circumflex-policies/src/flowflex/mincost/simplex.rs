@@ -30,17 +30,8 @@ use circumflex_core::error::{Error, Result};
 /// No parent (the root).
 const NONE: usize = usize::MAX;
 
-/// A warm start: where it starts from, the watched arcs of the certificate, and where to put it.
-type Warm<'a> = (Start<'a>, &'a dyn Fn(usize, usize) -> bool, &'a mut bool);
-
-/// Where a warm solve starts.
-#[derive(Clone, Copy)]
-enum Start<'a> {
-    /// A basis guessed by the caller, one state per real arc ([`MinCostFlow::solve_simplex_from`]).
-    Guess(&'a [ArcState]),
-    /// The spanning tree the last solve of this network ended with ([`MinCostFlow::solve_simplex_kept`]).
-    Kept,
-}
+/// A warm start: the guessed states, the watched arcs of the certificate, and where to put it.
+type Warm<'a> = (&'a [ArcState], &'a dyn Fn(usize, usize) -> bool, &'a mut bool);
 
 /// Where a real arc sits in a network simplex basis: a non-tree arc at its lower bound (flow 0) or
 /// at its upper bound (flow = capacity), or a tree arc.
@@ -75,12 +66,6 @@ pub(super) struct SimplexScratch {
     up_first: Vec<(usize, bool)>,
     up_second: Vec<(usize, bool)>,
     warm: WarmScratch,
-    /// The arcs a warm solve prices.
-    live: Vec<usize>,
-    /// `(source, sink)` of the last solve when it succeeded: then `tail`, `head` (real arcs),
-    /// `flow`, `parent`, `parent_arc`, `in_tree` and `children` hold its final basis, the start of
-    /// [`MinCostFlow::solve_simplex_kept`].
-    kept: Option<(usize, usize)>,
 }
 
 /// [`WarmTree::build`]'s arrays.
@@ -146,38 +131,8 @@ impl MinCostFlow {
             ));
         }
         let mut unique = false;
-        let cost = self.simplex(source, sink, demand, Some((Start::Guess(start), &watched, &mut unique)))?;
+        let cost = self.simplex(source, sink, demand, Some((start, &watched, &mut unique)))?;
         Ok((cost, unique))
-    }
-
-    /// [`MinCostFlow::solve_simplex_from`] started from the spanning tree the last simplex solve of
-    /// this network ended with, kept across [`MinCostFlow::reset`] (issue 20: the LP of the next
-    /// plan without rebuilding its basis): `None`, and nothing done, unless that solve succeeded
-    /// with the same source and sink on the same arcs (every arc's ends equal, in id order; costs,
-    /// capacities and the demand may differ). The kept tree's non-tree arcs stay at their bound (at
-    /// the new capacity for those at their upper one), and bottom-up each node keeps its tree arc
-    /// where the flow the new supplies force on it is feasible and strongly so, else hangs from the
-    /// artificial root, exactly as a guessed basis is repaired. Same pivot rule, budget, errors and
-    /// certificate as [`MinCostFlow::solve_simplex_from`]: which start it came from changes which
-    /// optimum it may end at among ties, never the certificate's meaning.
-    pub fn solve_simplex_kept(
-        &mut self,
-        source: usize,
-        sink: usize,
-        demand: f64,
-        watched: impl Fn(usize, usize) -> bool,
-    ) -> Option<Result<(f64, bool)>> {
-        let real = self.head.len() / 2;
-        let scratch = &self.scratch;
-        let same = scratch.kept == Some((source, sink))
-            && scratch.parent.len() == self.nodes + 1
-            && scratch.tail.len() == real + self.nodes
-            && (0..real).all(|a| scratch.tail[a] == self.head[2 * a + 1] && scratch.head[a] == self.head[2 * a]);
-        if !same {
-            return None;
-        }
-        let mut unique = false;
-        Some(self.simplex(source, sink, demand, Some((Start::Kept, &watched, &mut unique))).map(|cost| (cost, unique)))
     }
 
     /// The basis the last simplex solve ended with, per real arc in id order (empty before one, or
@@ -194,7 +149,6 @@ impl MinCostFlow {
     fn simplex(&mut self, source: usize, sink: usize, demand: f64, warm: Option<Warm<'_>>) -> Result<f64> {
         let mut scratch = std::mem::take(&mut self.scratch);
         let out = self.simplex_in(&mut scratch, source, sink, demand, warm);
-        scratch.kept = out.is_ok().then_some((source, sink));
         self.scratch = scratch;
         out
     }
@@ -237,43 +191,28 @@ impl MinCostFlow {
             up_first,
             up_second,
             warm: warm_scratch,
-            live,
-            kept: _,
         } = scratch;
-        let kept = matches!(start, Some(Start::Kept));
+        tail.clear();
+        head.clear();
+        cost.clear();
+        cap.clear();
         let mut max_cost = 0.0f64;
-        if kept {
-            // Same arcs (checked by the caller): their ends and the tree stay, costs and capacities
-            // are read anew.
-            cost.clear();
-            cap.clear();
-            for a in 0..real {
-                cost.push(self.cost[2 * a]);
-                cap.push(self.residual[2 * a] + self.residual[2 * a + 1]);
-                max_cost = max_cost.max(self.cost[2 * a].abs());
-            }
-        } else {
-            tail.clear();
-            head.clear();
-            cost.clear();
-            cap.clear();
-            for a in 0..real {
-                tail.push(self.head[2 * a + 1]);
-                head.push(self.head[2 * a]);
-                cost.push(self.cost[2 * a]);
-                cap.push(self.residual[2 * a] + self.residual[2 * a + 1]);
-                max_cost = max_cost.max(self.cost[2 * a].abs());
-            }
-            refill(flow, total, 0.0);
-            refill(parent, nodes + 1, NONE);
-            refill(parent_arc, nodes + 1, NONE);
-            refill(in_tree, total, false);
-            children.reset(nodes + 1);
+        for a in 0..real {
+            tail.push(self.head[2 * a + 1]);
+            head.push(self.head[2 * a]);
+            cost.push(self.cost[2 * a]);
+            cap.push(self.residual[2 * a] + self.residual[2 * a + 1]);
+            max_cost = max_cost.max(self.cost[2 * a].abs());
         }
+        refill(flow, total, 0.0);
         let root = nodes;
         let big = (max_cost + 1.0) * (nodes as f64 + 1.0);
         // The initial basis: every node hangs from the root by its artificial arc, directed so it
         // carries the node's supply (source out to the root, root in to the sink; 0 elsewhere).
+        refill(parent, nodes + 1, NONE);
+        refill(parent_arc, nodes + 1, NONE);
+        refill(in_tree, total, false);
+        children.reset(nodes + 1);
         let supply = |v: usize| {
             if v == source && v != sink {
                 demand
@@ -306,17 +245,7 @@ impl MinCostFlow {
                     children.add(root, v);
                 }
             }
-            Some(Start::Kept) => {
-                for _ in 0..nodes {
-                    cost.push(big);
-                    cap.push(f64::INFINITY);
-                }
-                warm_scratch.supply.clear();
-                warm_scratch.supply.extend((0..nodes).map(supply));
-                let mut warm = WarmTree { parent, parent_arc, in_tree };
-                warm.rehang(real, warm_scratch, children, (tail, head), cap, flow);
-            }
-            Some(Start::Guess(states)) => {
+            Some(states) => {
                 for v in 0..nodes {
                     tail.push(v);
                     head.push(root);
@@ -338,15 +267,7 @@ impl MinCostFlow {
         let arcs = Arcs { tail, cost };
         refresh(root, children, parent_arc, arcs, potential, depth, stack);
         let tolerance = 1e-12 * (max_cost + 1.0);
-        // A warm solve prices only the arcs that can carry flow (a network kept across plans holds
-        // many of capacity 0: `solve_simplex_kept`); the cold solve scans every arc, its pivots
-        // (and so its choice among ties) unchanged.
-        live.clear();
-        if start.is_some() {
-            live.extend((0..total).filter(|&a| a >= real || cap[a] > 0.0));
-        }
-        let scan = if start.is_some() { live.len() } else { total };
-        let block = ((scan as f64).sqrt().ceil() as usize).max(8);
+        let block = ((total as f64).sqrt().ceil() as usize).max(8);
         let budget = if start.is_some() { 10 * nodes + 100 } else { 64 * total + 1024 };
         let mut next = 0usize;
         // Cycle scratch (`up_first`, `up_second`): (arc, forward along the cycle orientation) per side.
@@ -355,11 +276,11 @@ impl MinCostFlow {
             // Pricing: the most violating arc of the first block (cyclic) that has one.
             let mut entering = NONE;
             let mut scanned = 0usize;
-            while scanned < scan && entering == NONE {
+            while scanned < total && entering == NONE {
                 let mut best = tolerance;
-                for _ in 0..block.min(scan - scanned) {
-                    let a = if start.is_some() { live[next] } else { next };
-                    next = if next + 1 == scan { 0 } else { next + 1 };
+                for _ in 0..block.min(total - scanned) {
+                    let a = next;
+                    next = if next + 1 == total { 0 } else { next + 1 };
                     scanned += 1;
                     if in_tree[a] || cap[a] <= 0.0 {
                         continue;
@@ -638,90 +559,6 @@ impl WarmTree<'_> {
                     supply[p] += s;
                     continue;
                 }
-                self.parent[v] = root;
-                self.parent_arc[v] = real + v;
-            }
-            let a = real + v;
-            if s >= 0.0 {
-                (tail[a], head[a]) = (v, root);
-                flow[a] = s;
-            } else {
-                (tail[a], head[a]) = (root, v);
-                flow[a] = -s;
-            }
-            self.in_tree[a] = true;
-        }
-    }
-}
-
-impl WarmTree<'_> {
-    /// The kept final tree of the last solve as the start of the next ([`MinCostFlow::
-    /// solve_simplex_kept`]): non-tree real arcs stay at their bound (an upper one at the new
-    /// capacity, a lower one at 0; an arc whose capacity became infinite goes to 0), then bottom-up,
-    /// as in [`WarmTree::build`], each node keeps its tree arc if the flow its subtree's supply forces
-    /// on it is feasible and strongly so, else it hangs from the root by its artificial arc turned
-    /// to carry that supply (its old tree arc leaves the tree at 0). `scratch.supply` holds the
-    /// nodes' supplies on entry; `children` follow the re-hung nodes.
-    fn rehang(
-        &mut self,
-        real: usize,
-        scratch: &mut WarmScratch,
-        children: &mut Children,
-        (tail, head): (&mut [usize], &mut [usize]),
-        cap: &[f64],
-        flow: &mut [f64],
-    ) {
-        let WarmScratch { supply, order, .. } = scratch;
-        let nodes = supply.len();
-        let root = nodes;
-        for a in 0..real {
-            if self.in_tree[a] {
-                continue;
-            }
-            let f = if flow[a] > 0.0 && cap[a].is_finite() { cap[a] } else { 0.0 };
-            flow[a] = f;
-            if f > 0.0 {
-                supply[tail[a]] -= f;
-                supply[head[a]] += f;
-            }
-        }
-        for v in 0..nodes {
-            if !self.in_tree[real + v] {
-                flow[real + v] = 0.0;
-            }
-        }
-        // Pre-order from the root: every node after its parent.
-        order.clear();
-        let mut i = 0;
-        let mut v = children.first[root];
-        while v != NONE {
-            order.push(v);
-            v = children.next[v];
-        }
-        while i < order.len() {
-            let mut w = children.first[order[i]];
-            while w != NONE {
-                order.push(w);
-                w = children.next[w];
-            }
-            i += 1;
-        }
-        for &v in order.iter().rev() {
-            let s = supply[v];
-            let p = self.parent[v];
-            if p != root {
-                let e = self.parent_arc[v];
-                let up = tail[e] == v;
-                let f = if up { s } else { -s };
-                if f >= 0.0 && f <= cap[e] && (f > 0.0 || up) && (f < cap[e] || !up) {
-                    flow[e] = f;
-                    supply[p] += s;
-                    continue;
-                }
-                self.in_tree[e] = false;
-                flow[e] = 0.0;
-                children.remove(p, v);
-                children.add(root, v);
                 self.parent[v] = root;
                 self.parent_arc[v] = real + v;
             }
