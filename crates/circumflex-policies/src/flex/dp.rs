@@ -192,9 +192,8 @@ fn with_margin(x: f64) -> f64 {
 /// latest of the children's and the time at or below which the loser may catch up.
 #[inline(always)]
 fn combine(a: Node, b: Node, t: f64) -> Node {
-    let child_cert = a.cert.max(b.cert);
     if a.item() == NONE || b.item() == NONE {
-        return Node { cert: child_cert, ..if a.item() == NONE { b } else { a } };
+        return Node { cert: later(b.cert, a.cert), ..if a.item() == NONE { b } else { a } };
     }
     let fa = a.slope * (t - a.origin);
     let fb = b.slope * (t - b.origin);
@@ -205,7 +204,20 @@ fn combine(a: Node, b: Node, t: f64) -> Node {
     };
     // As t decreases the loser catches up only if its slope is larger.
     let local = if l.slope > w.slope { with_margin(t - (fl - fw) / (l.slope - w.slope)) } else { f64::NEG_INFINITY };
-    Node { cert: local.max(child_cert), ..w }
+    // `a.cert` last: on a removal's walk `a` is the path's node, and its certificate is the one
+    // input of this node's that comes from the previous level.
+    Node { cert: later(later(local, b.cert), a.cert), ..w }
+}
+
+/// The later of two certificates (never NaN), in one instruction: `f64::max`'s NaN rule costs four
+/// more on the walk's serial chain of certificates.
+#[inline(always)]
+fn later(x: f64, y: f64) -> f64 {
+    if x > y {
+        x
+    } else {
+        y
+    }
 }
 
 /// Items per bucket, the tournament's leaves.
@@ -258,15 +270,22 @@ impl Bucket {
                 w = k;
             }
         }
+        // Only NaN costs (never built) leave no match; any answer beats a panic then.
+        let w = w.min(len - 1);
         let (sw, fw) = (self.slope[w], cost[w]);
         // The earliest catch-up as `t` decreases is at the least ratio (`t − r` falls as `r` grows,
         // rounding included, so `t − min r` is the latest crossing exactly).
-        // Over the whole bucket, the slots past `len` masked, so that the divisions vectorize.
+        // Over the whole bucket and unconditionally, so that the divisions vectorize; then the
+        // slots past `len` and the slopes no larger than the winner's masked.
+        let mut ds = [0.0f64; BUCKET];
+        let mut r = [0.0f64; BUCKET];
+        for k in 0..BUCKET {
+            ds[k] = self.slope[k] - sw;
+            r[k] = (cost[k] - fw) / ds[k];
+        }
         let mut ratio = f64::INFINITY;
         for k in 0..BUCKET {
-            let ds = self.slope[k] - sw;
-            let r = (cost[k] - fw) / ds;
-            let r = if ds > 0.0 && k < len { r } else { f64::INFINITY };
+            let r = if ds[k] > 0.0 && k < len { r[k] } else { f64::INFINITY };
             ratio = if r < ratio { r } else { ratio };
         }
         let latest = if ratio == f64::INFINITY { f64::NEG_INFINITY } else { t - ratio };
