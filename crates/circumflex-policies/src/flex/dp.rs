@@ -390,34 +390,87 @@ impl Tournament {
         self.nodes[node] = combine(self.nodes[2 * node], self.nodes[2 * node + 1], t);
     }
 
-    /// Removes the item at position `pos` and leaves the whole tree valid at `t`: its bucket is
-    /// scanned again, then each node on the bucket's path is recomputed at `t` after its sibling's
-    /// subtree is refreshed at `t`, and every other node lies in one of those subtrees. One walk
-    /// does what a walk at the removal's time and then a refresh from the root at `t` did twice
-    /// over the shared path: with items in removal order, neighbours' certificates fail often.
-    fn remove(&mut self, pos: u32, t: f64) {
-        let (b, slot) = (pos as usize / BUCKET, pos as usize % BUCKET);
-        self.buckets[b].remove(slot);
-        let leaf = self.size + b;
-        // The siblings' subtrees first (disjoint from the path, so in any order), then the path
-        // with its node carried up in registers: no call inside the second loop, so nothing is
-        // spilled across one.
-        let mut node = leaf;
-        while node > 1 {
-            let sibling = node ^ 1;
+    /// The node at depth `depth` (the root is depth 0, the leaves depth `height`) on the path
+    /// from the root to bucket `b`'s leaf.
+    #[inline(always)]
+    fn on_path(&self, b: usize, depth: usize, height: usize) -> usize {
+        (self.size + b) >> (height - depth)
+    }
+
+    /// `outside[depth]` for `depth` in `from..=height` along bucket `b`'s path at `t`: the best of
+    /// everything outside the subtree of the path's node at that depth (`outside[0]`, above the
+    /// root, is empty), each from the sibling at that depth, refreshed at `t`, and the level above.
+    fn fill_outside(&mut self, outside: &mut [Node], b: usize, from: usize, height: usize, t: f64) {
+        for depth in from..=height {
+            let sibling = self.on_path(b, depth, height) ^ 1;
             if self.nodes[sibling].cert >= t {
                 self.refresh(sibling, t);
             }
-            node /= 2;
+            outside[depth] = combine(self.nodes[sibling], outside[depth - 1], t);
         }
-        let mut below = self.buckets[b].node(b, t);
-        below.store(&mut self.nodes[leaf]);
-        let mut node = leaf;
-        while node > 1 {
-            let sibling = self.nodes[node ^ 1];
-            node /= 2;
-            below = combine(below, sibling, t);
-            below.store(&mut self.nodes[node]);
+    }
+
+    /// The removal sequence from `t` on, into `removed`: at most `n` items.
+    ///
+    /// The walk is kept short with a finger on the bucket of the last removal: while the removals
+    /// stay in that bucket (items sit in about the previous plan's removal order, so they mostly
+    /// do), the nodes on its path to the root are left stale and `outside[depth]` holds the best
+    /// item outside the subtree at each depth of that path, so the next item is the bucket's
+    /// winner against `outside[height]`, one comparison instead of a walk of `height`. Every node
+    /// off the path stays valid (its subtree refreshed at `t` before it is read), every `outside`
+    /// has the certificate of all it depends on (the latest of its sibling's, its level above's and
+    /// its own crossing), so `outside[height]` valid at `t` means the whole path is. A removal in
+    /// another bucket moves the finger: the old path is recomputed up to the two buckets' common
+    /// ancestor, and `outside` from there down the new path (neighbouring buckets share all but the
+    /// lowest levels). Each answer is still the minimum of all items in the strict total order.
+    fn run(&mut self, mut t: f64, n: usize, removed: &mut Vec<usize>) {
+        let height = self.size.trailing_zeros() as usize;
+        let mut outside = [EMPTY_NODE; usize::BITS as usize + 1];
+        let mut finger: Option<usize> = None;
+        for _ in 0..n {
+            let w = match finger {
+                None => self.nodes[1],
+                Some(b) => combine(self.nodes[self.size + b], outside[height], t),
+            };
+            if w.item() == NONE {
+                break;
+            }
+            removed.push(w.item() as usize);
+            // The node's copy of the item's duration (`durations[w.item]`, read without a cache miss).
+            t -= w.duration;
+            let (bw, slot) = (w.pos() as usize / BUCKET, w.pos() as usize % BUCKET);
+            self.buckets[bw].remove(slot);
+            self.buckets[bw].node(bw, t).store(&mut self.nodes[self.size + bw]);
+            // The depth from which `outside` must be computed again along `bw`'s path.
+            let from = match finger {
+                None => 1,
+                Some(b) if b == bw => height + 1,
+                Some(b) => {
+                    // The old path, recomputed from its leaf up to below the common ancestor.
+                    let up = (usize::BITS - (b ^ bw).leading_zeros()) as usize;
+                    let mut node = self.size + b;
+                    if self.nodes[node].cert >= t {
+                        self.refresh(node, t);
+                    }
+                    for _ in 1..up {
+                        let sibling = node ^ 1;
+                        if self.nodes[sibling].cert >= t {
+                            self.refresh(sibling, t);
+                        }
+                        node /= 2;
+                        combine(self.nodes[2 * node], self.nodes[2 * node + 1], t).store(&mut self.nodes[node]);
+                    }
+                    height - up + 1
+                }
+            };
+            // Levels whose certificate has passed (a suffix: certificates grow down the path).
+            let failed = if outside[height].cert >= t {
+                (1..=height).find(|&d| outside[d].cert >= t).unwrap_or(height + 1)
+            } else {
+                height + 1
+            };
+            self.fill_outside(&mut outside, bw, from.min(failed), height, t);
+            finger = Some(bw);
         }
     }
 }
@@ -453,24 +506,13 @@ pub fn kinetic_lines_in(
     out: &mut Vec<usize>,
 ) {
     let n = durations.len();
-    let mut t = start + durations.iter().sum::<f64>();
+    let t = start + durations.iter().sum::<f64>();
     let nodes = std::mem::take(&mut scratch.nodes);
     let buckets = std::mem::take(&mut scratch.buckets);
     let mut tree = Tournament::build(nodes, buckets, lines, durations, layout, t);
     let removed = &mut scratch.removed;
     removed.clear();
-    // The tree is valid at `t` before each removal (built at `t`, then each removal's walk leaves
-    // it valid at the next `t`), so the root is the item that goes last.
-    for _ in 0..n {
-        let w = tree.nodes[1];
-        if w.item() == NONE {
-            break;
-        }
-        removed.push(w.item() as usize);
-        // The root's copy of the item's duration (`durations[w.item]`, read without a cache miss).
-        t -= w.duration;
-        tree.remove(w.pos(), t);
-    }
+    tree.run(t, n, removed);
     out.clear();
     out.extend(removed.iter().rev());
     scratch.nodes = tree.nodes;
