@@ -242,6 +242,8 @@ impl Bucket {
     /// The bucket's node at `t` (bucket number `b`): its winner by one scan of its live items, and
     /// the latest time any of them catches up with the winner as `t` decreases.
     #[inline]
+    // One index runs over the bucket's parallel arrays.
+    #[allow(clippy::needless_range_loop)]
     fn node(&self, b: usize, t: f64) -> Node {
         let len = self.len as usize;
         if len == 0 {
