@@ -204,8 +204,8 @@ fn combine(a: Node, b: Node, t: f64) -> Node {
     };
     // As t decreases the loser catches up only if its slope is larger.
     let local = if l.slope > w.slope { with_margin(t - (fl - fw) / (l.slope - w.slope)) } else { f64::NEG_INFINITY };
-    // `a.cert` last: on a removal's walk `a` is the path's node, and its certificate is the one
-    // input of this node's that comes from the previous level.
+    // `a.cert` last: the walks pass as `a` the node that comes from the previous level (the
+    // path's node, the level above's `outside`), whose certificate is the one serial input.
     Node { cert: later(later(local, b.cert), a.cert), ..w }
 }
 
@@ -408,7 +408,7 @@ impl Tournament {
             if self.nodes[sibling].cert >= t {
                 self.refresh(sibling, t);
             }
-            outside[depth] = combine(self.nodes[sibling], outside[depth - 1], t);
+            outside[depth] = combine(outside[depth - 1], self.nodes[sibling], t);
         }
     }
 
