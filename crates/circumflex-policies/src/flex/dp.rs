@@ -132,8 +132,8 @@ impl Line {
 
 const NONE: u32 = u32::MAX;
 
-/// A tournament node: its current winner, copied inline (line, duration and leaf) so that
-/// comparing two siblings touches one cache line and a removal reads nothing else, and its
+/// A tournament node: its current winner, copied inline (line, duration and position) so that
+/// comparing two siblings touches nothing else and a removal reads nothing else, and its
 /// certificate.
 #[derive(Clone, Copy, Debug)]
 struct Node {
@@ -142,112 +142,349 @@ struct Node {
     duration: f64,
     /// At or below this `t` the node's answer may change (−∞: never).
     cert: f64,
-    item: u32,
-    /// The winner's leaf offset.
-    leaf: u32,
+    /// The winner's index (low half) and position in the buckets (high half: `bucket · BUCKET +
+    /// slot`), in one word: written as two halves and copied as one, the node's copy up the path
+    /// stalled on store forwarding (`docs/performance.md` §20).
+    tag: u64,
 }
 
-const EMPTY_NODE: Node =
-    Node { slope: 0.0, origin: 0.0, duration: 0.0, cert: f64::NEG_INFINITY, item: NONE, leaf: NONE };
+impl Node {
+    /// `*to = self`, field by field: a whole-node copy is compiled into two 16-byte moves through
+    /// the stack, each reading two 8-byte halves just written, which stalls store forwarding on
+    /// the removal's serial walk (`docs/performance.md` §20).
+    #[inline(always)]
+    fn store(self, to: &mut Node) {
+        to.slope = self.slope;
+        to.origin = self.origin;
+        to.duration = self.duration;
+        to.cert = self.cert;
+        to.tag = self.tag;
+    }
 
-/// Kinetic tournament tree: each node keeps the item its subtree would put last at the current
-/// time and the time (as `t` decreases) at or below which that answer may change.
+    #[inline(always)]
+    fn item(&self) -> u32 {
+        self.tag as u32
+    }
+
+    #[inline(always)]
+    fn pos(&self) -> u32 {
+        (self.tag >> 32) as u32
+    }
+}
+
+/// Winner index and position in a node's `tag`.
+#[inline(always)]
+fn tag(item: u32, pos: u32) -> u64 {
+    item as u64 | (pos as u64) << 32
+}
+
+const EMPTY_NODE: Node = Node { slope: 0.0, origin: 0.0, duration: 0.0, cert: f64::NEG_INFINITY, tag: u64::MAX };
+
+/// Conservative by a hair: recomputing early is harmless, late would be wrong. Increasing in `x`,
+/// so the margin of the latest crossing is the latest of the margins.
+#[inline(always)]
+fn with_margin(x: f64) -> f64 {
+    x + 1e-9 * x.abs().max(1.0)
+}
+
+/// The node over two children `a` and `b` at `t`: the winner of the two (the same whichever
+/// side each is on: [`goes_last_before`] is a strict total order) and the certificate, the
+/// latest of the children's and the time at or below which the loser may catch up.
+#[inline(always)]
+fn combine(a: Node, b: Node, t: f64) -> Node {
+    if a.item() == NONE || b.item() == NONE {
+        return Node { cert: later(b.cert, a.cert), ..if a.item() == NONE { b } else { a } };
+    }
+    let fa = a.slope * (t - a.origin);
+    let fb = b.slope * (t - b.origin);
+    let (w, fw, l, fl) = if goes_last_before(fa, a.duration, a.item() as usize, fb, b.duration, b.item() as usize) {
+        (a, fa, b, fb)
+    } else {
+        (b, fb, a, fa)
+    };
+    // As t decreases the loser catches up only if its slope is larger.
+    let local = if l.slope > w.slope { with_margin(t - (fl - fw) / (l.slope - w.slope)) } else { f64::NEG_INFINITY };
+    // `a.cert` last: the walks pass as `a` the node that comes from the previous level (the
+    // path's node, the level above's `outside`), whose certificate is the one serial input.
+    Node { cert: later(later(local, b.cert), a.cert), ..w }
+}
+
+/// The later of two certificates (never NaN), in one instruction: `f64::max`'s NaN rule costs four
+/// more on the walk's serial chain of certificates.
+#[inline(always)]
+fn later(x: f64, y: f64) -> f64 {
+    if x > y {
+        x
+    } else {
+        y
+    }
+}
+
+/// Items per bucket, the tournament's leaves.
+const BUCKET: usize = 16;
+
+/// Up to [`BUCKET`] items in structure-of-arrays form, live ones in `0..len` (a removal moves the
+/// last live item into the hole: the order inside a bucket does not matter).
+#[derive(Clone, Copy, Debug)]
+#[repr(C, align(64))]
+struct Bucket {
+    slope: [f64; BUCKET],
+    origin: [f64; BUCKET],
+    duration: [f64; BUCKET],
+    item: [u32; BUCKET],
+    len: u32,
+}
+
+const EMPTY_BUCKET: Bucket =
+    Bucket { slope: [0.0; BUCKET], origin: [0.0; BUCKET], duration: [0.0; BUCKET], item: [NONE; BUCKET], len: 0 };
+
+impl Bucket {
+    /// The bucket's node at `t` (bucket number `b`): its winner by one scan of its live items, and
+    /// the latest time any of them catches up with the winner as `t` decreases.
+    #[inline]
+    // One index runs over the bucket's parallel arrays.
+    #[allow(clippy::needless_range_loop)]
+    fn node(&self, b: usize, t: f64) -> Node {
+        let len = self.len as usize;
+        if len == 0 {
+            return EMPTY_NODE;
+        }
+        let mut cost = [0.0f64; BUCKET];
+        let mut least = f64::INFINITY;
+        for k in 0..BUCKET {
+            cost[k] = self.slope[k] * (t - self.origin[k]);
+        }
+        for &c in &cost[..len] {
+            least = if c < least { c } else { least };
+        }
+        // The winner in `goes_last_before`'s order: the least cost (ties as `partial_cmp` sees
+        // them, -0.0 = 0.0; costs are never NaN), then the longest, then the largest index.
+        let mut w = BUCKET;
+        for k in 0..len {
+            if cost[k] == least
+                && (w == BUCKET
+                    || match self.duration[k].total_cmp(&self.duration[w]) {
+                        Ordering::Greater => true,
+                        Ordering::Less => false,
+                        Ordering::Equal => self.item[k] > self.item[w],
+                    })
+            {
+                w = k;
+            }
+        }
+        // Only NaN costs (never built) leave no match; any answer beats a panic then.
+        let w = w.min(len - 1);
+        let (sw, fw) = (self.slope[w], cost[w]);
+        // The earliest catch-up as `t` decreases is at the least ratio (`t − r` falls as `r` grows,
+        // rounding included, so `t − min r` is the latest crossing exactly).
+        // Over the whole bucket and unconditionally, so that the divisions vectorize; then the
+        // slots past `len` and the slopes no larger than the winner's masked.
+        let mut ds = [0.0f64; BUCKET];
+        let mut r = [0.0f64; BUCKET];
+        for k in 0..BUCKET {
+            ds[k] = self.slope[k] - sw;
+            r[k] = (cost[k] - fw) / ds[k];
+        }
+        let mut ratio = f64::INFINITY;
+        for k in 0..BUCKET {
+            let r = if ds[k] > 0.0 && k < len { r[k] } else { f64::INFINITY };
+            ratio = if r < ratio { r } else { ratio };
+        }
+        let latest = if ratio == f64::INFINITY { f64::NEG_INFINITY } else { t - ratio };
+        let cert = if latest == f64::NEG_INFINITY { latest } else { with_margin(latest) };
+        Node {
+            slope: sw,
+            origin: self.origin[w],
+            duration: self.duration[w],
+            cert,
+            tag: tag(self.item[w], (b * BUCKET + w) as u32),
+        }
+    }
+
+    fn remove(&mut self, slot: usize) {
+        let last = self.len as usize - 1;
+        self.slope[slot] = self.slope[last];
+        self.origin[slot] = self.origin[last];
+        self.duration[slot] = self.duration[last];
+        self.item[slot] = self.item[last];
+        self.len -= 1;
+    }
+}
+
+/// Kinetic tournament tree over buckets of items: each node keeps the item its subtree would put
+/// last at the current time and the time (as `t` decreases) at or below which that answer may
+/// change; a leaf is a bucket of up to [`BUCKET`] items, scanned whole whenever it changes or its
+/// certificate fails (`docs/performance.md` §20: the tree over buckets is `BUCKET` times smaller and
+/// `log2 BUCKET` levels shallower than one over items, and a bucket's items are contiguous).
 ///
-/// Leaves may hold the items in any order: every node's answer is the minimum of its subtree in a strict total order (cost,
-/// then duration, then index), so the root's answer, the item removed, does not depend on where
-/// the items sit. The layout only decides which nodes consecutive removals share, and so how many
-/// of their walks to the root hit the cache ([`KineticScratch`]).
+/// Items may sit in any order: every node's answer is the minimum of its subtree in a strict
+/// total order (cost, then duration, then index), so the root's answer, the item removed, does
+/// not depend on where the items sit. The layout only decides which nodes consecutive removals
+/// share, and so how many of their walks to the root hit the cache ([`KineticScratch`]).
 struct Tournament {
     size: usize,
     nodes: Vec<Node>,
+    buckets: Vec<Bucket>,
 }
 
 impl Tournament {
-    /// The tree over `lines` at time `t` in the buffer `nodes` (its contents discarded), with
-    /// item `layout[p]` at leaf offset `p` (`None`: item `p`). `layout` must be a permutation of
-    /// the items.
-    fn build(mut nodes: Vec<Node>, lines: &[Line], durations: &[f64], layout: Option<&[u32]>, t: f64) -> Tournament {
-        let size = lines.len().next_power_of_two().max(1);
-        nodes.clear();
-        nodes.resize(2 * size, EMPTY_NODE);
-        let leaf = |p: usize, i: usize| {
-            let (l, d) = (lines[i], durations[i]);
-            let (item, leaf) = (i as u32, p as u32);
-            Node { slope: l.slope, origin: l.origin, duration: d, cert: f64::NEG_INFINITY, item, leaf }
+    /// The tree over `lines` at time `t` in the buffers `nodes` and `buckets` (their contents
+    /// discarded), with item `layout[p]` at position `p` (`None`: item `p`). `layout` must be a
+    /// permutation of the items.
+    fn build(
+        mut nodes: Vec<Node>,
+        mut buckets: Vec<Bucket>,
+        lines: &[Line],
+        durations: &[f64],
+        layout: Option<&[u32]>,
+        t: f64,
+    ) -> Tournament {
+        let n = lines.len();
+        let count = n.div_ceil(BUCKET);
+        let size = count.next_power_of_two().max(1);
+        buckets.clear();
+        buckets.resize(count, EMPTY_BUCKET);
+        let mut place = |p: usize, i: usize| {
+            let (bucket, k) = (&mut buckets[p / BUCKET], p % BUCKET);
+            bucket.slope[k] = lines[i].slope;
+            bucket.origin[k] = lines[i].origin;
+            bucket.duration[k] = durations[i];
+            bucket.item[k] = i as u32;
+            bucket.len += 1;
         };
         match layout {
             Some(layout) => {
-                debug_assert_eq!(layout.len(), lines.len());
+                debug_assert_eq!(layout.len(), n);
                 for (p, &i) in layout.iter().enumerate() {
-                    nodes[size + p] = leaf(p, i as usize);
+                    place(p, i as usize);
                 }
             }
             None => {
-                for i in 0..lines.len() {
-                    nodes[size + i] = leaf(i, i);
+                for i in 0..n {
+                    place(i, i);
                 }
             }
         }
-        let mut tr = Tournament { size, nodes };
-        for node in (1..size).rev() {
-            tr.recompute(node, t);
+        nodes.clear();
+        nodes.resize(2 * size, EMPTY_NODE);
+        for (b, bucket) in buckets.iter().enumerate() {
+            nodes[size + b] = bucket.node(b, t);
         }
-        tr
+        for node in (1..size).rev() {
+            nodes[node] = combine(nodes[2 * node], nodes[2 * node + 1], t);
+        }
+        Tournament { size, nodes, buckets }
     }
 
-    fn recompute(&mut self, node: usize, t: f64) {
-        let (a, b) = (self.nodes[2 * node], self.nodes[2 * node + 1]);
-        let child_cert = a.cert.max(b.cert);
-        if a.item == NONE || b.item == NONE {
-            self.nodes[node] = Node { cert: child_cert, ..if a.item == NONE { b } else { a } };
+    /// Makes the subtree at `node` valid at `t` (each node whose certificate is at or above `t`
+    /// recomputed, its children first).
+    fn refresh(&mut self, node: usize, t: f64) {
+        if self.nodes[node].cert < t {
             return;
         }
-        let fa = a.slope * (t - a.origin);
-        let fb = b.slope * (t - b.origin);
-        let (w, fw, l, fl) = if goes_last_before(fa, a.duration, a.item as usize, fb, b.duration, b.item as usize) {
-            (a, fa, b, fb)
-        } else {
-            (b, fb, a, fa)
-        };
-        // As t decreases the loser catches up only if its slope is larger.
-        let local = if l.slope > w.slope {
-            let x = t - (fl - fw) / (l.slope - w.slope);
-            // Conservative by a hair: recomputing early is harmless, late would be wrong.
-            x + 1e-9 * x.abs().max(1.0)
-        } else {
-            f64::NEG_INFINITY
-        };
-        self.nodes[node] = Node { cert: local.max(child_cert), ..w };
-    }
-
-    fn refresh(&mut self, node: usize, t: f64) {
-        if node >= self.size || self.nodes[node].cert < t {
+        if node >= self.size {
+            let b = node - self.size;
+            self.nodes[node] = self.buckets[b].node(b, t);
             return;
         }
         self.refresh(2 * node, t);
         self.refresh(2 * node + 1, t);
-        self.recompute(node, t);
+        self.nodes[node] = combine(self.nodes[2 * node], self.nodes[2 * node + 1], t);
     }
 
-    /// Removes the item at leaf offset `leaf`.
-    fn remove(&mut self, leaf: u32, t: f64) {
-        let mut node = self.size + leaf as usize;
-        self.nodes[node] = EMPTY_NODE;
-        node /= 2;
-        while node >= 1 {
-            self.recompute(node, t);
-            node /= 2;
+    /// The node at depth `depth` (the root is depth 0, the leaves depth `height`) on the path
+    /// from the root to bucket `b`'s leaf.
+    #[inline(always)]
+    fn on_path(&self, b: usize, depth: usize, height: usize) -> usize {
+        (self.size + b) >> (height - depth)
+    }
+
+    /// `outside[depth]` for `depth` in `from..=height` along bucket `b`'s path at `t`: the best of
+    /// everything outside the subtree of the path's node at that depth (`outside[0]`, above the
+    /// root, is empty), each from the sibling at that depth, refreshed at `t`, and the level above.
+    fn fill_outside(&mut self, outside: &mut [Node], b: usize, from: usize, height: usize, t: f64) {
+        for depth in from..=height {
+            let sibling = self.on_path(b, depth, height) ^ 1;
+            if self.nodes[sibling].cert >= t {
+                self.refresh(sibling, t);
+            }
+            outside[depth] = combine(outside[depth - 1], self.nodes[sibling], t);
+        }
+    }
+
+    /// The removal sequence from `t` on, into `removed`: at most `n` items.
+    ///
+    /// The walk is kept short with a finger on the bucket of the last removal: while the removals
+    /// stay in that bucket (items sit in about the previous plan's removal order, so they mostly
+    /// do), the nodes on its path to the root are left stale and `outside[depth]` holds the best
+    /// item outside the subtree at each depth of that path, so the next item is the bucket's
+    /// winner against `outside[height]`, one comparison instead of a walk of `height`. Every node
+    /// off the path stays valid (its subtree refreshed at `t` before it is read), every `outside`
+    /// has the certificate of all it depends on (the latest of its sibling's, its level above's and
+    /// its own crossing), so `outside[height]` valid at `t` means the whole path is. A removal in
+    /// another bucket moves the finger: the old path is recomputed up to the two buckets' common
+    /// ancestor, and `outside` from there down the new path (neighbouring buckets share all but the
+    /// lowest levels). Each answer is still the minimum of all items in the strict total order.
+    fn run(&mut self, mut t: f64, n: usize, removed: &mut Vec<usize>) {
+        let height = self.size.trailing_zeros() as usize;
+        let mut outside = [EMPTY_NODE; usize::BITS as usize + 1];
+        let mut finger: Option<usize> = None;
+        for _ in 0..n {
+            let w = match finger {
+                None => self.nodes[1],
+                Some(b) => combine(self.nodes[self.size + b], outside[height], t),
+            };
+            if w.item() == NONE {
+                break;
+            }
+            removed.push(w.item() as usize);
+            // The node's copy of the item's duration (`durations[w.item]`, read without a cache miss).
+            t -= w.duration;
+            let (bw, slot) = (w.pos() as usize / BUCKET, w.pos() as usize % BUCKET);
+            self.buckets[bw].remove(slot);
+            self.buckets[bw].node(bw, t).store(&mut self.nodes[self.size + bw]);
+            // The depth from which `outside` must be computed again along `bw`'s path.
+            let from = match finger {
+                None => 1,
+                Some(b) if b == bw => height + 1,
+                Some(b) => {
+                    // The old path, recomputed from its leaf up to below the common ancestor.
+                    let up = (usize::BITS - (b ^ bw).leading_zeros()) as usize;
+                    let mut node = self.size + b;
+                    if self.nodes[node].cert >= t {
+                        self.refresh(node, t);
+                    }
+                    for _ in 1..up {
+                        let sibling = node ^ 1;
+                        if self.nodes[sibling].cert >= t {
+                            self.refresh(sibling, t);
+                        }
+                        node /= 2;
+                        combine(self.nodes[2 * node], self.nodes[2 * node + 1], t).store(&mut self.nodes[node]);
+                    }
+                    height - up + 1
+                }
+            };
+            // Levels whose certificate has passed (a suffix: certificates grow down the path).
+            let failed = if outside[height].cert >= t {
+                (1..=height).find(|&d| outside[d].cert >= t).unwrap_or(height + 1)
+            } else {
+                height + 1
+            };
+            self.fill_outside(&mut outside, bw, from.min(failed), height, t);
+            finger = Some(bw);
         }
     }
 }
 
 /// The buffers of the linear fast path, kept by a caller that sequences again and again (FLEX's
-/// re-plans) so that a sequence allocates nothing once they have grown: at 10,000 jobs the tree
-/// alone is over a megabyte, which a fresh allocation page-faults in at every plan. Contents
-/// between calls mean nothing.
+/// re-plans) so that a sequence allocates nothing once they have grown: at 10,000 jobs the items
+/// alone are over a quarter of a megabyte, which a fresh allocation would page-fault in at every
+/// plan. Contents between calls mean nothing.
 #[derive(Clone, Debug, Default)]
 pub struct KineticScratch {
     nodes: Vec<Node>,
+    buckets: Vec<Bucket>,
     removed: Vec<usize>,
 }
 
@@ -258,7 +495,7 @@ fn kinetic_lines(durations: &[f64], lines: &[Line], start: f64) -> Vec<usize> {
     out
 }
 
-/// [`kinetic_lines`] into `out` (its buffer reused), with the tournament's leaves in `layout`
+/// [`kinetic_lines`] into `out` (its buffer reused), with the tournament's items in `layout`
 /// order (a permutation of the items; `None`: index order) and buffers from `scratch`: the same
 /// sequence for every layout (see [`Tournament`]). A layout close to the removal order (the
 /// previous plan's, reversed) makes consecutive removals walk mostly the same nodes.
@@ -271,24 +508,17 @@ pub fn kinetic_lines_in(
     out: &mut Vec<usize>,
 ) {
     let n = durations.len();
-    let mut t = start + durations.iter().sum::<f64>();
-    let mut tree = Tournament::build(std::mem::take(&mut scratch.nodes), lines, durations, layout, t);
+    let t = start + durations.iter().sum::<f64>();
+    let nodes = std::mem::take(&mut scratch.nodes);
+    let buckets = std::mem::take(&mut scratch.buckets);
+    let mut tree = Tournament::build(nodes, buckets, lines, durations, layout, t);
     let removed = &mut scratch.removed;
     removed.clear();
-    for _ in 0..n {
-        tree.refresh(1, t);
-        let w = tree.nodes[1];
-        if w.item == NONE {
-            break;
-        }
-        removed.push(w.item as usize);
-        tree.remove(w.leaf, t);
-        // The root's copy of the item's duration (`durations[w.item]`, read without a cache miss).
-        t -= w.duration;
-    }
+    tree.run(t, n, removed);
     out.clear();
     out.extend(removed.iter().rev());
     scratch.nodes = tree.nodes;
+    scratch.buckets = tree.buckets;
 }
 
 /// Ordered-set key: smallest cost first, then larger duration, then larger index.
@@ -416,6 +646,173 @@ mod tests {
     use crate::flex::testutil::{permutations, shuffled};
     use proptest::prelude::*;
 
+    /// Main's tournament before session 16 (one item per leaf, a walk at the removal's time, then
+    /// a refresh from the root), kept as the oracle of the bucketed one.
+    mod oracle {
+        use super::super::{goes_last_before, Line};
+
+        const NONE: u32 = u32::MAX;
+
+        /// A tournament node: its current winner, copied inline (line, duration and leaf) so that
+        /// comparing two siblings touches one cache line and a removal reads nothing else, and its
+        /// certificate.
+        #[derive(Clone, Copy, Debug)]
+        struct Node {
+            slope: f64,
+            origin: f64,
+            duration: f64,
+            /// At or below this `t` the node's answer may change (−∞: never).
+            cert: f64,
+            item: u32,
+            /// The winner's leaf offset.
+            leaf: u32,
+        }
+
+        const EMPTY_NODE: Node =
+            Node { slope: 0.0, origin: 0.0, duration: 0.0, cert: f64::NEG_INFINITY, item: NONE, leaf: NONE };
+
+        /// Kinetic tournament tree: each node keeps the item its subtree would put last at the current
+        /// time and the time (as `t` decreases) at or below which that answer may change.
+        ///
+        /// Leaves may hold the items in any order: every node's answer is the minimum of its subtree in a strict total order (cost,
+        /// then duration, then index), so the root's answer, the item removed, does not depend on where
+        /// the items sit. The layout only decides which nodes consecutive removals share, and so how many
+        /// of their walks to the root hit the cache ([`KineticScratch`]).
+        struct Tournament {
+            size: usize,
+            nodes: Vec<Node>,
+        }
+
+        impl Tournament {
+            /// The tree over `lines` at time `t` in the buffer `nodes` (its contents discarded), with
+            /// item `layout[p]` at leaf offset `p` (`None`: item `p`). `layout` must be a permutation of
+            /// the items.
+            fn build(
+                mut nodes: Vec<Node>,
+                lines: &[Line],
+                durations: &[f64],
+                layout: Option<&[u32]>,
+                t: f64,
+            ) -> Tournament {
+                let size = lines.len().next_power_of_two().max(1);
+                nodes.clear();
+                nodes.resize(2 * size, EMPTY_NODE);
+                let leaf = |p: usize, i: usize| {
+                    let (l, d) = (lines[i], durations[i]);
+                    let (item, leaf) = (i as u32, p as u32);
+                    Node { slope: l.slope, origin: l.origin, duration: d, cert: f64::NEG_INFINITY, item, leaf }
+                };
+                match layout {
+                    Some(layout) => {
+                        debug_assert_eq!(layout.len(), lines.len());
+                        for (p, &i) in layout.iter().enumerate() {
+                            nodes[size + p] = leaf(p, i as usize);
+                        }
+                    }
+                    None => {
+                        for i in 0..lines.len() {
+                            nodes[size + i] = leaf(i, i);
+                        }
+                    }
+                }
+                let mut tr = Tournament { size, nodes };
+                for node in (1..size).rev() {
+                    tr.recompute(node, t);
+                }
+                tr
+            }
+
+            fn recompute(&mut self, node: usize, t: f64) {
+                let (a, b) = (self.nodes[2 * node], self.nodes[2 * node + 1]);
+                let child_cert = a.cert.max(b.cert);
+                if a.item == NONE || b.item == NONE {
+                    self.nodes[node] = Node { cert: child_cert, ..if a.item == NONE { b } else { a } };
+                    return;
+                }
+                let fa = a.slope * (t - a.origin);
+                let fb = b.slope * (t - b.origin);
+                let (w, fw, l, fl) =
+                    if goes_last_before(fa, a.duration, a.item as usize, fb, b.duration, b.item as usize) {
+                        (a, fa, b, fb)
+                    } else {
+                        (b, fb, a, fa)
+                    };
+                // As t decreases the loser catches up only if its slope is larger.
+                let local = if l.slope > w.slope {
+                    let x = t - (fl - fw) / (l.slope - w.slope);
+                    // Conservative by a hair: recomputing early is harmless, late would be wrong.
+                    x + 1e-9 * x.abs().max(1.0)
+                } else {
+                    f64::NEG_INFINITY
+                };
+                self.nodes[node] = Node { cert: local.max(child_cert), ..w };
+            }
+
+            fn refresh(&mut self, node: usize, t: f64) {
+                if node >= self.size || self.nodes[node].cert < t {
+                    return;
+                }
+                self.refresh(2 * node, t);
+                self.refresh(2 * node + 1, t);
+                self.recompute(node, t);
+            }
+
+            /// Removes the item at leaf offset `leaf`.
+            fn remove(&mut self, leaf: u32, t: f64) {
+                let mut node = self.size + leaf as usize;
+                self.nodes[node] = EMPTY_NODE;
+                node /= 2;
+                while node >= 1 {
+                    self.recompute(node, t);
+                    node /= 2;
+                }
+            }
+        }
+
+        /// The buffers of the linear fast path, kept by a caller that sequences again and again (FLEX's
+        /// re-plans) so that a sequence allocates nothing once they have grown: at 10,000 jobs the tree
+        /// alone is over a megabyte, which a fresh allocation page-faults in at every plan. Contents
+        /// between calls mean nothing.
+        #[derive(Clone, Debug, Default)]
+        pub(super) struct KineticScratch {
+            nodes: Vec<Node>,
+            removed: Vec<usize>,
+        }
+
+        /// [`kinetic_lines`] into `out` (its buffer reused), with the tournament's leaves in `layout`
+        /// order (a permutation of the items; `None`: index order) and buffers from `scratch`: the same
+        /// sequence for every layout (see [`Tournament`]). A layout close to the removal order (the
+        /// previous plan's, reversed) makes consecutive removals walk mostly the same nodes.
+        pub(super) fn kinetic_lines_in(
+            durations: &[f64],
+            lines: &[Line],
+            start: f64,
+            layout: Option<&[u32]>,
+            scratch: &mut KineticScratch,
+            out: &mut Vec<usize>,
+        ) {
+            let n = durations.len();
+            let mut t = start + durations.iter().sum::<f64>();
+            let mut tree = Tournament::build(std::mem::take(&mut scratch.nodes), lines, durations, layout, t);
+            let removed = &mut scratch.removed;
+            removed.clear();
+            for _ in 0..n {
+                tree.refresh(1, t);
+                let w = tree.nodes[1];
+                if w.item == NONE {
+                    break;
+                }
+                removed.push(w.item as usize);
+                tree.remove(w.leaf, t);
+                // The root's copy of the item's duration (`durations[w.item]`, read without a cache miss).
+                t -= w.duration;
+            }
+            out.clear();
+            out.extend(removed.iter().rev());
+            scratch.nodes = tree.nodes;
+        }
+    }
+
     #[test]
     fn lateness_without_precedence_is_edd() {
         // Digest §6.4: p = [2,3,1], D = [3,6,2]: sequence 3, 1, 2 with max lateness 0.
@@ -539,6 +936,35 @@ mod tests {
                 let reversed: Vec<u32> = expected.iter().rev().map(|&i| i as u32).collect();
                 for layout in [Some(layout.as_slice()), Some(reversed.as_slice()), None] {
                     kinetic_lines_in(&p, &lines, 50.0, layout, &mut scratch, &mut out);
+                    prop_assert_eq!(&out, &expected);
+                }
+            }
+        }
+
+        /// The bucketed tournament removes exactly what main's tournament (one item per leaf)
+        /// removed, on instances of up to 3,000 items (many buckets, partial last buckets) whose
+        /// costs, durations and crossings tie often, with zero slopes and durations, in index,
+        /// shuffled and removal-order layouts, one scratch reused across instances of all sizes.
+        #[test]
+        fn buckets_remove_what_the_item_tournament_removed(
+            instances in prop::collection::vec(
+                (prop::collection::vec((0u32..6, 0u32..5, 0u32..40), 1..3000), any::<u64>(), 0u32..3), 1..4),
+        ) {
+            let mut scratch = KineticScratch::default();
+            let mut old_scratch = oracle::KineticScratch::default();
+            let (mut out, mut expected) = (Vec::new(), Vec::new());
+            for (jobs, seed, start) in instances {
+                let p: Vec<f64> = jobs.iter().map(|j| j.0 as f64 * 10.0).collect();
+                let lines: Vec<Line> = jobs.iter().map(|&(_, s, o)| Line {
+                    slope: if s == 0 { 0.0 } else { 1.0 / s as f64 },
+                    origin: o as f64 * 5.0,
+                }).collect();
+                let start = [0.0, 50.0, 2e8][start as usize];
+                oracle::kinetic_lines_in(&p, &lines, start, None, &mut old_scratch, &mut expected);
+                let shuffle: Vec<u32> = shuffled(p.len(), seed).into_iter().map(|i| i as u32).collect();
+                let reversed: Vec<u32> = expected.iter().rev().map(|&i| i as u32).collect();
+                for layout in [None, Some(shuffle.as_slice()), Some(reversed.as_slice())] {
+                    kinetic_lines_in(&p, &lines, start, layout, &mut scratch, &mut out);
                     prop_assert_eq!(&out, &expected);
                 }
             }
