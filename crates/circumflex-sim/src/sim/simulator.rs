@@ -370,6 +370,11 @@ const DRAW_AHEAD_MIN_MAPS: u64 = 100_000;
 /// the lists held for jobs that have not arrived yet.
 const DRAW_AHEAD_JOBS: usize = 64;
 
+/// How long (simulated) only epochs may happen while jobs are unfinished, beyond preemption's delay
+/// and grace, before the run is declared stalled ([`Simulation::check_stall`]): an hour, far beyond
+/// any decision an epoch could still make.
+const STALL_PATIENCE_MS: Time = 3_600_000;
+
 /// One job's lists drawn ahead: its workload index, the run's generator before its draws, the lists.
 type Drawn = (u32, SimRng, Placement);
 
@@ -422,6 +427,11 @@ struct ArrivalQueue {
 }
 
 impl ArrivalQueue {
+    /// Whether every arrival has been handed out.
+    fn is_done(&self) -> bool {
+        self.next >= self.order.len()
+    }
+
     fn new(workload: &Workload) -> ArrivalQueue {
         let mut order: Vec<(Time, u32)> =
             workload.jobs.iter().enumerate().map(|(i, j)| (j.spec.submit_ms, i as u32)).collect();
@@ -509,6 +519,8 @@ pub struct Simulation<'w> {
     unfinished: u64,
     /// Heartbeats in a row that launched nothing while no task was running anywhere.
     idle_heartbeats: u64,
+    /// Since when the epoch has been the only event left to happen while jobs are unfinished.
+    stalled_since: Option<Time>,
     running_tasks: u64,
     /// Jobs waiting for their AM container, workload indices in arrival order (YARN mechanics).
     am_waiting: Vec<u32>,
@@ -582,6 +594,7 @@ impl<'w> Simulation<'w> {
             preempted_tasks: 0,
             preempted_lost_ms: 0,
             idle_heartbeats: 0,
+            stalled_since: None,
             running_tasks: 0,
             am_waiting: Vec::new(),
             startups: Vec::new(),
@@ -697,7 +710,10 @@ impl<'w> Simulation<'w> {
                     }
                 }
                 Event::Kill { task } => self.on_kill(task)?,
-                Event::Epoch => self.on_epoch(),
+                Event::Epoch => {
+                    self.on_epoch();
+                    self.check_stall(arrivals.is_done())?;
+                }
                 Event::AmReady(i) => self.on_am_ready(i as usize)?,
             }
             if self.events & 0x3fff == 0 {
@@ -837,6 +853,52 @@ impl<'w> Simulation<'w> {
             ));
         }
         Ok(())
+    }
+
+    /// Guards against a run that can never end (an error instead of epochs forever): jobs are
+    /// unfinished, yet after an epoch nothing else is left to happen (no task running, no AM
+    /// starting, no heartbeat due, no arrival to come), and it stays so for longer than a delayed
+    /// decision (preemption's delay and grace) could take to change it. The case that reaches it is
+    /// YARN's AM deadlock: without an AM limit, AM containers fill every slot and no task can start
+    /// (the real FairScheduler and CapacityScheduler bound AMs for this reason; so does the AM gate).
+    fn check_stall(&mut self, arrivals_done: bool) -> Result<()> {
+        // The queue holds the next epoch at most.
+        let only_epochs = arrivals_done && self.heartbeats.is_empty() && self.queue.len() <= 1;
+        if !only_epochs || self.unfinished == 0 {
+            self.stalled_since = None;
+            return Ok(());
+        }
+        let since = *self.stalled_since.get_or_insert(self.now);
+        let cfg = &self.config.engine;
+        let patience =
+            STALL_PATIENCE_MS.saturating_add(cfg.preemption.delay_ms).saturating_add(cfg.preemption.grace_ms);
+        if self.now - since <= patience {
+            return Ok(());
+        }
+        let am_slots: u32 = self.nodes.iter().map(|n| n.am).sum();
+        let slots = self.config.cluster.node_capacity()[0].saturating_mul(self.nodes.len() as u32);
+        let state = format!(
+            "the run stalled at {} ms with {} jobs unfinished: no task running or runnable on a free slot, \
+             {} of {} slots held by AM containers",
+            self.now, self.unfinished, am_slots, slots
+        );
+        Err(if cfg.am.enabled || am_slots == 0 {
+            Error::config(
+                circumflex_core::config::KEY_POLICY,
+                &cfg.policy,
+                format!("a policy that launches runnable tasks ({state})"),
+            )
+        } else {
+            Error::config(
+                circumflex_core::config::KEY_AM_ADMISSION,
+                false,
+                format!(
+                    "a bound on AM containers ({state}: AMs filled the cluster; turn the AM gate on, \
+                     circumflex.am.admission.enabled=true with circumflex.am.max.share, or give the nodes room \
+                     for every AM)"
+                ),
+            )
+        })
     }
 
     fn on_task_done(&mut self, task: u32) -> Result<bool> {

@@ -139,6 +139,26 @@ fn the_gate_starts_ams_in_plan_order_within_the_share() {
     assert!(r.jobs.iter().all(|j| j.finish_ms.is_some()));
 }
 
+/// Without an AM limit, three AMs of 2 slots fill a 6-slot node and no task can ever start (YARN's
+/// AM deadlock): the run ends with an error naming the missing bound, for every policy and AM order,
+/// instead of epochs forever; the gate at half the node runs the same jobs to the end.
+#[test]
+fn ams_that_fill_the_node_stall_the_run_with_an_error_naming_the_am_bound() {
+    let w = Workload::new("full", (0..3).map(|i| SimJob::new(i * 100, vec![1_000; 2], vec![])).collect()).unwrap();
+    for policy in ["fifo", "fair", "flex"] {
+        for order in [AmOrder::Eager, AmOrder::Queue] {
+            let c = config(policy, 6, yarn(2, 1_000, 0, order));
+            let err = Simulation::new(c.clone(), &w).unwrap().run().unwrap_err().to_string();
+            assert!(err.contains("circumflex.am.admission.enabled"), "{policy} {order:?}: {err}");
+            assert!(err.contains("6 of 6 slots held by AM containers"), "{policy} {order:?}: {err}");
+            let mut gated = c;
+            gate_on(&mut gated, 0.5);
+            let r = run(gated, &w);
+            assert!(r.jobs.iter().all(|j| j.finish_ms.is_some()), "{policy} {order:?}: the gate runs every job");
+        }
+    }
+}
+
 proptest! {
     /// Whatever the jobs: with the gate (at any share, with or without a bound on starting AMs) on a
     /// node whose AMs could fill it many times over, and without it on a node sized for every AM (as the
