@@ -897,13 +897,18 @@ impl<'a> From<&'a circumflex_core::model::JobState> for JobStatusView<'a> {
 mod tests {
     use super::*;
 
-    fn fifo() -> i64 {
-        let cfg = BTreeMap::from([
-            ("circumflex.policy".to_string(), "fifo".to_string()),
+    /// A handle with `entries` and no locality delays (a task goes to the first free slot).
+    fn handle_without_delays(entries: &[(&str, &str)]) -> i64 {
+        let mut cfg = BTreeMap::from([
             ("circumflex.locality.node.delay".to_string(), "0".to_string()),
             ("circumflex.locality.rack.delay".to_string(), "0".to_string()),
         ]);
+        cfg.extend(entries.iter().map(|&(k, v)| (k.to_string(), v.to_string())));
         create_handle(&cfg).unwrap() as i64
+    }
+
+    fn fifo() -> i64 {
+        handle_without_delays(&[("circumflex.policy", "fifo")])
     }
 
     #[test]
@@ -1052,13 +1057,7 @@ mod tests {
     /// show them, as of the plan's snapshot, and a later view of the same plan shows the same.
     #[test]
     fn flex_predictions_are_computed_when_a_view_asks() {
-        let cfg = BTreeMap::from([
-            ("circumflex.policy".to_string(), "flex".to_string()),
-            ("circumflex.pool.mode".to_string(), "shared".to_string()),
-            ("circumflex.locality.node.delay".to_string(), "0".to_string()),
-            ("circumflex.locality.rack.delay".to_string(), "0".to_string()),
-        ]);
-        let h = create_handle(&cfg).unwrap() as i64;
+        let h = handle_without_delays(&[("circumflex.policy", "flex"), ("circumflex.pool.mode", "shared")]);
         with_handle(h, |handle| {
             ops::add_node(handle, "h1", "/r1", 4, 0)?;
             let conf = |maps: u32| {
@@ -1100,13 +1099,7 @@ mod tests {
     /// JSON and page show the scan with its cursor and its jobs in chain order.
     #[test]
     fn circumflex_plans_shared_scan_jobs_as_a_chain_and_the_status_shows_the_scan() {
-        let cfg = BTreeMap::from([
-            ("circumflex.policy".to_string(), "circumflex".to_string()),
-            ("circumflex.pool.mode".to_string(), "shared".to_string()),
-            ("circumflex.locality.node.delay".to_string(), "0".to_string()),
-            ("circumflex.locality.rack.delay".to_string(), "0".to_string()),
-        ]);
-        let h = create_handle(&cfg).unwrap() as i64;
+        let h = handle_without_delays(&[("circumflex.policy", "circumflex"), ("circumflex.pool.mode", "shared")]);
         let conf = |id: &str, name: &str, input: &str, maps: u32, reduces: u32| {
             format!(
                 r#"{{"mapreduce.job.id":"{id}","mapreduce.job.name":"{name}","mapreduce.job.maps":"{maps}",
