@@ -138,6 +138,9 @@ BURST_MODEL := --nodes 1 --reduce-slots 0 --racks 1 --replicas 1 --pool shared -
 BURST_GATE := --param circumflex.am.admission.enabled=true --param circumflex.preemption.enabled=true \
   --param circumflex.preemption.delay.ms=3000
 BURST_TRACES := gridmix-loaded/no-levers/burst gridmix-loaded-k1/burst gridmix-loaded-k1-quiet/burst
+# The FairScheduler model keeps the real scheduler's default AM cap (fair-scheduler.xml maxAMShare 0.5) through
+# the engine's AM gate at that share (docs/evaluation.md, "Session 16" and "Session 17").
+FAIR_AM_CAP := --param circumflex.am.admission.enabled=true --param circumflex.am.max.share=0.5
 mean_of = $(CIRCUMFLEX) compare $(1) 2>/dev/null | awk '$$1 ~ /^$(2)/ { print $$2; exit }'
 result-burst-orders: cli
 	@mkdir -p $(RESULTS_DIR)/burst-orders
@@ -145,7 +148,7 @@ result-burst-orders: cli
 	@{ echo "| trace | fair | capacity | FLEX (k = 1) | submission order (k = 1) | best static order (k = 1) | worst (k = 1) | best static order (no bound) |"; \
 	  echo "|---|---:|---:|---:|---:|---:|---:|---:|"; \
 	  for t in $(BURST_TRACES); do W="--workload rumen:results/$$t/trace.json $(BURST_MODEL)"; \
-	    fair=$$($(call mean_of,--policies fair $$W --am-order eager,fair)); \
+	    fair=$$($(call mean_of,--policies fair $$W $(FAIR_AM_CAP),fair)); \
 	    cap=$$($(call mean_of,--policies fifo $$W --param circumflex.am.admission.enabled=true --param circumflex.am.max.share=0.1,fifo)); \
 	    flex=$$($(call mean_of,--policies flex:avg_response_time $$W $(BURST_GATE) --param circumflex.am.max.starting.per.node=1 --no-estimates,flex)); \
 	    k1=$$($(CIRCUMFLEX) best-order $$W $(BURST_GATE) --param circumflex.am.max.starting.per.node=1 2>/dev/null); \
