@@ -40,13 +40,14 @@ use super::greedy::{
     chain_lower_bound, deadline_order_by, deadline_order_into, schedule_in_deadline_order, within, DeadlineSchedule,
     FlatSchedule, Greedy,
 };
+use super::fill::ForwardFill;
 use super::mincost::{ArcState, MinCostFlow};
 use crate::flex::metrics::Penalty;
 use circumflex_core::error::{Error, Result};
 
 /// Relative slack for comparisons against `Q_j` and volumes: Stage 1's float sums may put `Q_j` a few
 /// ulps above the integer it equals exactly (proptest found `Q_j = 11.000000000000002`).
-const FLOAT_SLACK: f64 = 1e-12;
+pub(crate) const FLOAT_SLACK: f64 = 1e-12;
 
 /// The earliest integer grid point a chain with lower bound `q` may finish at, tolerating float noise.
 fn earliest_integer_deadline(q: f64) -> f64 {
@@ -442,6 +443,8 @@ pub struct PlanningBasis {
     /// Solves warm-started and certified (the cold solve's charges), warm-started and then solved
     /// cold (not certified, or the warm start failed), and cold without a basis.
     pub counts: [u64; 3],
+    /// Plans whose relaxation was the certified forward fill (`fill`), no network solved.
+    pub filled: u64,
     /// The last network, kept only for its allocations (the next plan's is built into it).
     network: Network,
     /// The warm start's guessed arc states (a scratch).
@@ -466,6 +469,10 @@ struct Rounding {
     best_deadlines: Vec<f64>,
     best_order: Vec<usize>,
     best: FlatSchedule,
+    /// The relaxation's charges, chain by chain over the whole grid (`j · K + k`), from whichever
+    /// path solved it.
+    charges: Vec<f64>,
+    fill: ForwardFill,
     theta: f64,
     objective: f64,
     relaxation_cost: f64,
@@ -531,7 +538,10 @@ impl PlanningBasis {
 /// The deadline rule of Fig. 6's rounding ([`best_rounding`]): the first interval where a
 /// positive charge brings the cumulative charge to `θ·V` (within the float slack), else `None`.
 /// Also returns the cumulative charge before that interval and at it.
-fn rounding_interval(charges: impl Iterator<Item = (usize, f64)>, threshold: f64) -> Option<(usize, f64, f64)> {
+pub(crate) fn rounding_interval(
+    charges: impl Iterator<Item = (usize, f64)>,
+    threshold: f64,
+) -> Option<(usize, f64, f64)> {
     let mut cumulative = 0.0;
     for (k, f) in charges {
         let before = cumulative;
@@ -684,13 +694,7 @@ pub fn minisum_for_planning_from(
     let r = &basis.rounding;
     let q: Vec<f64> = chains.iter().map(|c| chain_lower_bound(c, slots)).collect();
     let trivial = trivial_bound(costs, &q);
-    let Network { net, arcs, .. } = &basis.network;
-    let mut charged = vec![vec![0.0; grid.len()]; chains.len()];
-    for (j, row) in charged.iter_mut().enumerate() {
-        for &(k, arc) in &arcs[j] {
-            row[k] = net.flow_on(arc);
-        }
-    }
+    let charged = r.charges.chunks_exact(grid.len()).map(<[f64]>::to_vec).collect();
     let meets = r.best.completions().iter().zip(&r.best_deadlines).all(|(&c, &d)| within(c, 2.0 * d));
     let schedule =
         DeadlineSchedule { chains: r.best.to_chains(), order: r.best_order.clone(), meets_doubled_deadlines: meets };
@@ -708,9 +712,11 @@ pub fn minisum_for_planning_from(
 
 /// [`minisum_for_planning_from`] for the engine policy: the result stays in `basis` (read it with
 /// [`planned`]), and once warm nothing is allocated per plan (issue 20). The same operations in the
-/// same order as [`best_rounding`]'s planning path, on kept vectors: the charges are read from the
-/// solved network's arcs (an interval without an arc charges 0, which adds nothing to the
-/// cumulative charge), and the greedy runs on a flat schedule ([`Greedy`]).
+/// same order as [`best_rounding`]'s planning path, on kept vectors: the charges come from the
+/// certified forward fill (`fill`: the relaxation's only optimum, so the cold simplex's charges up to
+/// float rounding, which the robustness check covers) or else from the solved network's arcs (an
+/// interval without an arc charges 0, which adds nothing to the cumulative charge), and the greedy
+/// runs on a flat schedule ([`Greedy`]).
 pub(crate) fn plan_from(
     chains: &[PseudoChain],
     costs: &[Penalty],
@@ -726,21 +732,36 @@ pub(crate) fn plan_from(
     r.q.extend(chains.iter().map(|c| chain_lower_bound(c, slots)));
     r.volumes.clear();
     r.volumes.extend(chains.iter().map(PseudoChain::volume));
-    let charge = |j: usize, k: usize| costs[j].eval(grid[k]);
-    let solved = solve_planning_network(&r.q, &r.volumes, slots, grid, &charge, thetas, keys, basis)
-        .or_else(|_| solve_network(chains, &r.q, &r.volumes, slots, grid, charge, Solver::Paths));
-    let (relaxation_cost, net, arcs) = match solved {
-        Ok(solved) => solved,
-        Err(e) => {
-            basis.rounding = r;
-            return Err(e);
+    let intervals = grid.len();
+    r.charges.clear();
+    if r.fill.certify(&r.q, &r.volumes, slots, grid, costs, thetas) {
+        // The certified fill is the network's only optimum (module docs of `fill`): no network.
+        basis.filled += 1;
+        r.charges.extend_from_slice(r.fill.charges());
+        r.relaxation_cost = r.fill.cost();
+    } else {
+        let charge = |j: usize, k: usize| costs[j].eval(grid[k]);
+        let solved = solve_planning_network(&r.q, &r.volumes, slots, grid, &charge, thetas, keys, basis)
+            .or_else(|_| solve_network(chains, &r.q, &r.volumes, slots, grid, charge, Solver::Paths));
+        let (relaxation_cost, net, arcs) = match solved {
+            Ok(solved) => solved,
+            Err(e) => {
+                basis.rounding = r;
+                return Err(e);
+            }
+        };
+        r.charges.resize(chains.len() * intervals, 0.0);
+        for (j, chain_arcs) in arcs.iter().enumerate() {
+            for &(k, arc) in chain_arcs {
+                r.charges[j * intervals + k] = net.flow_on(arc);
+            }
         }
-    };
-    let outcome = round_into(&mut r, chains, costs, slots, grid, thetas, &net, &arcs);
-    r.relaxation_cost = relaxation_cost;
-    // Back to the scratch, for the next plan's network.
-    basis.network.net = net;
-    basis.network.arcs = arcs;
+        r.relaxation_cost = relaxation_cost;
+        // Back to the scratch, for the next plan's network.
+        basis.network.net = net;
+        basis.network.arcs = arcs;
+    }
+    let outcome = round_into(&mut r, chains, costs, slots, grid, thetas);
     basis.rounding = r;
     outcome
 }
@@ -750,8 +771,8 @@ pub(crate) fn planned(basis: &PlanningBasis) -> (&FlatSchedule, &[usize]) {
     (&basis.rounding.best, &basis.rounding.best_order)
 }
 
-/// [`best_rounding`]'s loop over the fractions, on `r`'s vectors, from the solved network.
-#[allow(clippy::too_many_arguments)]
+/// [`best_rounding`]'s loop over the fractions, on `r`'s vectors, from the relaxation's charges
+/// (`r.charges`).
 fn round_into(
     r: &mut Rounding,
     chains: &[PseudoChain],
@@ -759,18 +780,17 @@ fn round_into(
     slots: u32,
     grid: &[f64],
     thetas: &[f64],
-    net: &MinCostFlow,
-    arcs: &[Vec<(usize, usize)>],
 ) -> Result<()> {
-    let m = chains.len();
+    let (m, intervals) = (chains.len(), grid.len());
     let horizon = grid.last().copied().unwrap_or(0.0);
     r.tried.clear();
     let mut found = false;
     for &theta in thetas {
         r.deadlines.clear();
-        r.deadlines.extend((0..m).map(|j| {
-            let charges = arcs[j].iter().map(|&(k, arc)| (k, net.flow_on(arc)));
-            rounding_interval(charges, theta * r.volumes[j] * (1.0 - FLOAT_SLACK)).map_or(horizon, |(k, ..)| grid[k])
+        let Rounding { deadlines, charges, volumes, .. } = &mut *r;
+        deadlines.extend((0..m).map(|j| {
+            let row = charges[j * intervals..(j + 1) * intervals].iter().copied().enumerate();
+            rounding_interval(row, theta * volumes[j] * (1.0 - FLOAT_SLACK)).map_or(horizon, |(k, ..)| grid[k])
         }));
         // As in `best_rounding`: an order already scheduled is not scheduled again.
         deadline_order_into(&r.q, &r.deadlines, &mut r.order);
@@ -1189,21 +1209,53 @@ mod tests {
                 let warm = minisum_for_planning_from(c, w, slots, grid, &thetas, keys, &mut basis).unwrap();
                 same_plan(&warm, &cold)?;
             }
-            prop_assert_eq!(basis.counts.iter().sum::<u64>(), 5);
-            prop_assert_eq!(basis.counts[2], 1);
+            // Every plan solved once: by the certified fill, or by the network, the first network
+            // solve without a basis (a fill records none).
+            let networks = basis.counts.iter().sum::<u64>();
+            prop_assert_eq!(networks + basis.filled, 5);
+            prop_assert_eq!(basis.counts[2], u64::from(networks > 0));
         }
+
+        /// Linear costs only, so the forward fill is tried on every plan: whether certified or
+        /// not, each plan of the sequence is the cold simplex's (the same deadlines and schedule,
+        /// the same charges up to rounding).
+        #[test]
+        fn a_certified_fill_is_the_cold_plan(
+            (chains, slots) in arb_chains(),
+            slopes in proptest::collection::vec(1u32..=10, 6),
+            (shrink, dropped, shift) in arb_change(),
+        ) {
+            let costs: Vec<Penalty> = slopes[..chains.len()].iter().map(|&w| linear(f64::from(w))).collect();
+            let thetas = [0.3, 0.5, 0.7];
+            let keys_a: Vec<u64> = (0..chains.len() as u64).collect();
+            let (chains_b, costs_b, keys_b) = changed_instance(&chains, &costs, &shrink, &dropped, shift);
+            let mut basis = PlanningBasis::default();
+            for (c, w, keys) in [(&chains[..], &costs[..], &keys_a), (&chains_b[..], &costs_b[..], &keys_b), (&chains[..], &costs[..], &keys_a)] {
+                let grid = geometric_grid(c, slots, 1.5).unwrap();
+                let cold = minisum_for_planning(c, w, slots, grid.clone(), &thetas).unwrap();
+                let planned = minisum_for_planning_from(c, w, slots, grid, &thetas, keys, &mut basis).unwrap();
+                same_plan(&planned, &cold)?;
+            }
+            prop_assert_eq!(basis.counts.iter().sum::<u64>() + basis.filled, 3);
+        }
+    }
+
+    /// Tardiness from 0: linear in effect, but not `Penalty::Linear`, so the network always solves it.
+    fn tardy(slope: f64) -> Penalty {
+        Penalty::Tardiness { slope, due: 0.0 }
     }
 
     /// Chains of distinct sizes and weights have one optimal relaxation: planned again from its own
     /// basis, the warm start is certified and used; two identical chains tie, and the certificate
-    /// sends the solve to the cold simplex. Both give the cold plan.
+    /// sends the solve to the cold simplex. Both give the cold plan. (Costs the forward fill does not
+    /// try, so the network solves every plan.)
     #[test]
     fn a_certified_warm_start_is_used_and_a_tie_solves_cold() {
         let thetas = [0.3, 0.5, 0.7];
         let distinct = [chain(&[(3.0, 1)]), chain(&[(5.0, 2)]), chain(&[(8.0, 1)])];
-        let costs = [linear(1.0), linear(3.0), linear(2.0)];
+        let costs = [tardy(1.0), tardy(3.0), tardy(2.0)];
         let tied = [chain(&[(4.0, 1)]), chain(&[(4.0, 1)])];
-        let tied_costs = [linear(1.0), linear(1.0)];
+        let tied_costs = [tardy(1.0), tardy(1.0)];
         // On one slot the tied chains cannot both be charged by T = 5: how the later charge is
         // split between them is free.
         for (chains, costs, slots, certified) in [(&distinct[..], &costs[..], 2, 1), (&tied[..], &tied_costs[..], 1, 0)]
@@ -1217,7 +1269,34 @@ mod tests {
                     minisum_for_planning_from(chains, costs, slots, grid.clone(), &thetas, &keys, &mut basis).unwrap();
                 assert_eq!((&warm.deadlines, &warm.schedule), (&cold.deadlines, &cold.schedule));
             }
-            assert_eq!(basis.counts, [certified, 1 - certified, 1], "{chains:?}");
+            assert_eq!((basis.counts, basis.filled), ([certified, 1 - certified, 1], 0), "{chains:?}");
+        }
+    }
+
+    /// The same instances with linear costs: the distinct chains' relaxation is the certified
+    /// forward fill on both plans (no network solved); the tied chains' is not (a tie has no unique
+    /// optimum), so the network solves them, cold then from the basis. Every plan is the cold one.
+    #[test]
+    fn a_certified_fill_skips_the_network_and_a_tie_does_not() {
+        let thetas = [0.3, 0.5, 0.7];
+        let distinct = [chain(&[(3.0, 1)]), chain(&[(5.0, 2)]), chain(&[(8.0, 1)])];
+        let costs = [linear(1.0), linear(3.0), linear(2.0)];
+        let tied = [chain(&[(4.0, 1)]), chain(&[(4.0, 1)])];
+        let tied_costs = [linear(1.0), linear(1.0)];
+        for (chains, costs, slots, filled, counts) in
+            [(&distinct[..], &costs[..], 2, 2, [0, 0, 0]), (&tied[..], &tied_costs[..], 1, 0, [0, 1, 1])]
+        {
+            let keys: Vec<u64> = (0..chains.len() as u64).collect();
+            let mut basis = PlanningBasis::default();
+            let grid = geometric_grid(chains, slots, 1.5).unwrap();
+            let cold = minisum_for_planning(chains, costs, slots, grid.clone(), &thetas).unwrap();
+            for _ in 0..2 {
+                let planned =
+                    minisum_for_planning_from(chains, costs, slots, grid.clone(), &thetas, &keys, &mut basis).unwrap();
+                assert_eq!((&planned.deadlines, &planned.schedule), (&cold.deadlines, &cold.schedule));
+                assert!((planned.relaxation_cost - cold.relaxation_cost).abs() < 1e-9 * cold.relaxation_cost);
+            }
+            assert_eq!((basis.counts, basis.filled), (counts, filled), "{chains:?}");
         }
     }
 

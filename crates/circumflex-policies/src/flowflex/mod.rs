@@ -7,7 +7,7 @@
 //! - [`chain`]: Stage 1, each DAG to a chain of pseudo-jobs via the ASAP pseudo-schedule.
 //! - [`greedy`]: Stage 2a, the strict-deadline greedy of Fig. 5 (list scheduling of chains).
 //! - [`minisum`]: Stage 2b, the min-cost-flow relaxation of Fig. 6 rounded into deadlines, on the
-//!   successive-shortest-path solver in [`mincost`].
+//!   solvers in [`mincost`]; when re-planning, first on `fill`'s certified forward fill.
 //! - [`minimax`]: Stage 2c, bisection on the cost level (Fig. 8), and the improved minimax lower bound.
 //! - [`shape`]: Stage 3, McNaughton wrap-around back to per-job allocations.
 //! - [`Instance`]: all flows of one problem, tying the stages together.
@@ -16,6 +16,7 @@
 //!   (`circumflex reproduce flowflex`) is in the lab, `circumflex_sim::studies::flowflex`.
 
 pub mod chain;
+mod fill;
 pub mod flow;
 pub mod greedy;
 pub mod mincost;
