@@ -443,6 +443,8 @@ pub struct PlanningBasis {
     /// Solves warm-started and certified (the cold solve's charges), warm-started and then solved
     /// cold (not certified, or the warm start failed), and cold without a basis.
     pub counts: [u64; 3],
+    /// Of the certified warm solves, those on a pruned grid ([`prune_point`]).
+    pub pruned: u64,
     /// Plans whose relaxation was the certified forward fill (`fill`), no network solved.
     pub filled: u64,
     /// The last network, kept only for its allocations (the next plan's is built into it).
@@ -479,10 +481,16 @@ struct Rounding {
 }
 
 impl PlanningBasis {
+    /// Whether a basis is recorded (a warm start can be guessed).
+    fn has_start(&self) -> bool {
+        !self.sink.is_empty()
+    }
+
     /// The new network's arc states guessed from the recorded basis, into `self.start`; `false`
-    /// without one.
+    /// without one. The recorded network may have had another number of intervals (a pruned grid,
+    /// [`prune_point`]): states are read by interval index where both have it.
     fn start_for(&mut self, network: &Network, keys: &[u64]) -> bool {
-        if self.sink.is_empty() {
+        if !self.has_start() {
             return false;
         }
         let intervals = self.sink.len();
@@ -567,6 +575,74 @@ fn rounding_is_robust(network: &Network, volumes: &[f64], thetas: &[f64], delta:
     })
 }
 
+/// Where the planning network's warm solve may stop its grid: `Some((cut, scale))` when every
+/// optimum of the network on `grid` charges nothing past interval `cut < K − 1`, so the network on
+/// `grid[..=cut]` has the same optimal charges (and cost); `scale` is the largest unit cost of the
+/// chain arcs left out, for the simplex's tolerances ([`MinCostFlow::solve_simplex_from_scaled`]).
+///
+/// `cut` is the first interval that every chain has an arc to (`T_cut ≥ Q_j` as the network reads
+/// it) and by which the sink arcs can take the whole demand, `P·T_cut ≥ Σ V_j` (the capacities summed
+/// as the network builds them, with a margin of `δ = 1e-9·ΣV`, the rounding certificate's). The
+/// pruning is used only if every chain's unit cost at `cut` (as the network computes it, clamped
+/// at 0 and divided by `V_j`) is strictly below its unit cost at every later interval: checked
+/// arc by arc, so it holds whatever the [`Penalty`] (on the engine's default, average response
+/// time, the costs are `Linear` with slope > 0, strictly increasing; a `Tardiness` whose due is
+/// past `T_cut`, `Steps` without a step after it, or `Zero` give equal costs and no pruning).
+///
+/// Why: take an optimal flow of the whole network that charges `ε > 0` of chain `j` to an
+/// interval `k > cut`. Decompose it into source-sink paths; one carries some `ε' > 0` along
+/// `r → a_j → b_k → … → b_i → r'`. If `i ≤ cut`, send `ε'` along `a_j → b_cut → … → b_i` instead;
+/// if `i > cut`, the sink arcs of intervals `≤ cut` carry less than `ΣV ≤ P·T_cut`, their capacity,
+/// so one of them, `b_{i'}`, has room, and `ε'` goes `a_j → b_cut → … → b_{i'} → r'` (down arcs are
+/// uncapacitated; `a_j → b_cut` exists). The flow stays feasible and its cost falls by
+/// `ε'·(c_j(T_k) − c_j(T_cut)) > 0`: a contradiction. So every optimum of the whole network
+/// charges only intervals `≤ cut`, carries nothing into `b_{cut+1}, …`, and is a flow of the pruned
+/// network; the pruned network's flows are flows of the whole one. The optimal values are equal and
+/// the optimal sets are the same; a certified-unique optimum of the pruned network
+/// ([`solve_planning_network`]) is the whole network's unique optimum, whose charges the cold
+/// simplex finds. Interval indices are the same in both, so the rounding reads `grid` as before
+/// (the certificate also requires every deadline to be found, so the horizon is not read).
+fn prune_point(
+    q: &[f64],
+    volumes: &[f64],
+    slots: u32,
+    grid: &[f64],
+    charge: &impl Fn(usize, usize) -> f64,
+) -> Option<(usize, f64)> {
+    let intervals = grid.len();
+    let mut first_all = 0;
+    for &q in q {
+        first_all = first_all.max(grid.partition_point(|&t| t < q * (1.0 - FLOAT_SLACK)));
+    }
+    let demand: f64 = volumes.iter().sum();
+    let needed = demand + 1e-9 * demand.max(1.0);
+    let (mut capacity, mut previous) = (0.0, 0.0);
+    let mut cut = None;
+    for (k, &end) in grid.iter().enumerate() {
+        capacity += f64::from(slots) * (end - previous);
+        previous = end;
+        if k >= first_all && capacity >= needed {
+            cut = Some(k);
+            break;
+        }
+    }
+    let cut = cut.filter(|&cut| cut + 1 < intervals)?;
+    let mut scale = 0.0f64;
+    for (j, &volume) in volumes.iter().enumerate() {
+        let unit = |k: usize| charge(j, k).max(0.0) / volume;
+        let at_cut = unit(cut);
+        for k in cut + 1..intervals {
+            let later = unit(k);
+            // Also false for NaN; an infinite cost would make the tolerances infinite: no pruning.
+            if !(at_cut < later && later.is_finite()) {
+                return None;
+            }
+            scale = scale.max(later.abs());
+        }
+    }
+    Some((cut, scale))
+}
+
 /// Solves Fig. 6's network for epoch planning: warm-started from `basis` when it holds one, and
 /// the warm optimum kept only if it is certified to round like the cold simplex's: every optimum
 /// charges the chains alike ([`MinCostFlow::solve_simplex_from`]'s certificate over the chain
@@ -588,16 +664,23 @@ fn solve_planning_network(
 ) -> Result<SolvedNetwork> {
     let m = volumes.len();
     let mut network = std::mem::take(&mut basis.network);
-    build_network_into(&mut network, q, volumes, slots, grid, charge)?;
     let mut cost = None;
-    if basis.start_for(&network, keys) {
+    if basis.has_start() {
+        // The warm solve runs on the grid pruned at the last useful interval where that leaves the
+        // optimal charges unchanged ([`prune_point`]); the cold fallback below on the whole grid.
+        let prune = prune_point(q, volumes, slots, grid, charge);
+        let warm_grid = prune.map_or(grid, |(cut, _)| &grid[..=cut]);
+        build_network_into(&mut network, q, volumes, slots, warm_grid, charge)?;
+        basis.start_for(&network, keys);
         let delta = 1e-9 * network.demand.max(1.0);
         let Network { net, source, sink, demand, .. } = &mut network;
         let chain_arc = |from: usize, _| (1..=m).contains(&from);
-        match net.solve_simplex_from(*source, *sink, *demand, &basis.start, chain_arc) {
+        let scale = prune.map_or(0.0, |(_, scale)| scale);
+        match net.solve_simplex_from_scaled(*source, *sink, *demand, &basis.start, chain_arc, scale) {
             Ok((c, true)) if rounding_is_robust(&network, volumes, thetas, delta) => {
                 cost = Some(c);
                 basis.counts[0] += 1;
+                basis.pruned += u64::from(prune.is_some());
             }
             _ => basis.counts[1] += 1,
         }
@@ -1297,6 +1380,111 @@ mod tests {
                 assert!((planned.relaxation_cost - cold.relaxation_cost).abs() < 1e-9 * cold.relaxation_cost);
             }
             assert_eq!((basis.counts, basis.filled), (counts, filled), "{chains:?}");
+        }
+    }
+
+    /// Per chain and interval of `grid`, what a solved network charged.
+    fn charges_of(net: &MinCostFlow, arcs: &[Vec<(usize, usize)>], intervals: usize) -> Vec<Vec<f64>> {
+        arcs.iter()
+            .map(|chain_arcs| {
+                let mut row = vec![0.0; intervals];
+                for &(k, arc) in chain_arcs {
+                    row[k] = net.flow_on(arc);
+                }
+                row
+            })
+            .collect()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+        /// The grid pruning of the warm solve ([`prune_point`]): wherever it applies, the whole
+        /// network's cold optimum (simplex and successive shortest paths) charges nothing past the
+        /// cut, and a certified warm solve on the pruned grid gives the whole network's charges
+        /// and cost. Instances as in `planning_from_a_basis_is_the_cold_plan`, each planned
+        /// after the other's basis; half of them with linear costs only (the engine's default).
+        #[test]
+        fn a_pruned_certified_solve_gives_the_whole_networks_charges(
+            (chains, slots) in arb_chains(),
+            mixed in arb_costs(6),
+            weights in proptest::collection::vec(1u32..=10, 6),
+            only_linear in proptest::bool::ANY,
+            (shrink, dropped, shift) in arb_change(),
+        ) {
+            let costs: Vec<Penalty> = if only_linear {
+                weights.iter().take(chains.len()).map(|&w| linear(f64::from(w))).collect()
+            } else {
+                mixed[..chains.len()].to_vec()
+            };
+            let keys_a: Vec<u64> = (0..chains.len() as u64).collect();
+            let (chains_b, costs_b, keys_b) = changed_instance(&chains, &costs, &shrink, &dropped, shift);
+            let thetas = [0.3, 0.5, 0.7];
+            let mut basis = PlanningBasis::default();
+            let sequence = [(&chains[..], &costs[..], &keys_a), (&chains_b[..], &costs_b[..], &keys_b), (&chains[..], &costs[..], &keys_a), (&chains_b[..], &costs_b[..], &keys_b)];
+            for (c, w, keys) in sequence {
+                let grid = geometric_grid(c, slots, 1.5).unwrap();
+                let q: Vec<f64> = c.iter().map(|c| chain_lower_bound(c, slots)).collect();
+                let volumes: Vec<f64> = c.iter().map(PseudoChain::volume).collect();
+                let demand: f64 = volumes.iter().sum();
+                let charge = |j: usize, k: usize| w[j].eval(grid[k]);
+                let cut = prune_point(&q, &volumes, slots, &grid, &charge).map(|(cut, _)| cut);
+                let (cold_cost, cold_net, cold_arcs) =
+                    solve_network(c, &q, &volumes, slots, &grid, charge, Solver::Simplex).unwrap();
+                let cold = charges_of(&cold_net, &cold_arcs, grid.len());
+                if let Some(cut) = cut {
+                    prop_assert!(cut + 1 < grid.len());
+                    let (_, paths_net, paths_arcs) =
+                        solve_network(c, &q, &volumes, slots, &grid, charge, Solver::Paths).unwrap();
+                    for row in cold.iter().chain(&charges_of(&paths_net, &paths_arcs, grid.len())) {
+                        prop_assert!(row[cut + 1..].iter().all(|&f| f <= 1e-9 * demand), "{:?} past {}", row, cut);
+                    }
+                }
+                let before = (basis.counts[0], basis.pruned);
+                let (cost, net, arcs) =
+                    solve_planning_network(&q, &volumes, slots, &grid, &charge, &thetas, keys, &mut basis).unwrap();
+                let pruned = basis.pruned > before.1;
+                prop_assert!(!pruned || cut.is_some());
+                if pruned {
+                    prop_assert_eq!(basis.counts[0], before.0 + 1);
+                    prop_assert_eq!(arcs.iter().flatten().map(|&(k, _)| k).max(), cut);
+                }
+                prop_assert!((cost - cold_cost).abs() <= 1e-9 * cold_cost.abs().max(1.0));
+                let warm = charges_of(&net, &arcs, grid.len());
+                for (w, c) in warm.iter().zip(&cold) {
+                    for (x, y) in w.iter().zip(c) {
+                        prop_assert!((x - y).abs() <= 1e-9 * demand.max(1.0), "charged {:?} against {:?}", w, c);
+                    }
+                }
+                basis.network.net = net;
+                basis.network.arcs = arcs;
+            }
+        }
+    }
+
+    /// The engine's default shape (costs linear in time, distinct chains; as tardiness from 0, so
+    /// that the forward fill leaves them to the network): planned again from its own basis, the
+    /// warm solve runs on the pruned grid, is certified, and gives the cold plan; a cost that does
+    /// not grow after the cut (a tardiness due past the horizon) is not pruned.
+    #[test]
+    fn linear_costs_prune_the_warm_solve_and_plan_as_cold() {
+        let thetas = [0.3, 0.5, 0.7];
+        let chains = [chain(&[(3.0, 1)]), chain(&[(5.0, 2)]), chain(&[(8.0, 1)])];
+        let late = Penalty::Tardiness { slope: 1.0, due: 1e6 };
+        for (costs, pruned) in
+            [(vec![tardy(1.0), tardy(3.0), tardy(2.0)], 1), (vec![linear(1.0), late, linear(2.0)], 0)]
+        {
+            let keys: Vec<u64> = (0..chains.len() as u64).collect();
+            let grid = geometric_grid(&chains, 2, 1.5).unwrap();
+            let cold = minisum_for_planning(&chains, &costs, 2, grid.clone(), &thetas).unwrap();
+            let mut basis = PlanningBasis::default();
+            for _ in 0..2 {
+                let warm =
+                    minisum_for_planning_from(&chains, &costs, 2, grid.clone(), &thetas, &keys, &mut basis).unwrap();
+                assert_eq!((&warm.deadlines, &warm.schedule), (&cold.deadlines, &cold.schedule));
+            }
+            // Without the pruning the costs tie past the cut, and the certificate refuses the warm
+            // optimum too.
+            assert_eq!((basis.counts, basis.pruned, basis.filled), ([pruned, 1 - pruned, 1], pruned, 0), "{costs:?}");
         }
     }
 

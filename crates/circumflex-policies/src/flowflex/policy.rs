@@ -40,7 +40,9 @@
 //!   named across plans by a hash of their id). **Decision (issue 20):** a warm optimum is used only
 //!   when it is certified to round like the cold simplex's (every optimum charges the flows within a
 //!   tiny `δ` of it, and every deadline's crossing of `θ·V` is farther than `δ`: `minisum` module);
-//!   otherwise the cold simplex runs. So every plan stays a function of its snapshot (and of the
+//!   otherwise the cold simplex runs. The warm solve runs on the grid cut at the last interval
+//!   any optimum can charge (`minisum::prune_point`: strictly growing costs past it, capacity for
+//!   the whole volume by it), the cold one on the whole grid. So every plan stays a function of its snapshot (and of the
 //!   ended jobs the policy was told of), as with the cold solve alone; the kept basis (`PoolSolve`)
 //!   is a scratch that changes only how fast a plan comes. (An earlier warm successive-shortest-path
 //!   repair had no such certificate and could pick another optimum among equal-cost ones depending
@@ -98,6 +100,32 @@ pub struct FlowFlexPolicy {
     /// Per pool (in [`circumflex_core::policy::ClusterView::pools`] order), the last plan's Stage
     /// 1-3 input and result ([`PoolSolve`]).
     solved: [PoolSolve; 2],
+    /// `plan`'s working vectors ([`PlanScratch`]).
+    scratch: PlanScratch,
+}
+
+/// The working vectors of [`FlowFlexPolicy::plan`], kept across plans (issue 20: no allocation per
+/// plan for them once warm); each is cleared before it is filled, so no plan reads what the last
+/// one left.
+#[derive(Clone, Debug, Default)]
+struct PlanScratch {
+    /// Plans so far: the mark of a flow history with a live job in this plan ([`FlowHistory::live`]).
+    plans: u64,
+    /// Per view, its flow's key ([`flow_key`]).
+    keys: Vec<u64>,
+    /// Per pool planned: the pool and its jobs' range in `targets`.
+    pools: Vec<(Pool, usize, usize)>,
+    /// Every planned pool's `(job, slots)` targets, pool after pool.
+    targets: Vec<(JobId, u32)>,
+    /// One pool's jobs in plan order, their average slots over the epoch, and those rounded.
+    jobs: Vec<JobId>,
+    averages: Vec<f64>,
+    rounded: Vec<u32>,
+    /// [`round_targets_into`]'s order by remainder.
+    by_remainder: Vec<usize>,
+    /// The first planned pool's job order and predicted completions.
+    order: Vec<JobId>,
+    predicted: Vec<(JobId, Time)>,
 }
 
 /// The flow views of the last plan, kept while their inputs are unchanged: a view is a function of
@@ -120,6 +148,9 @@ struct FlowHistory {
     adjacency: BTreeMap<String, Vec<String>>,
     /// Ended jobs.
     count: u32,
+    /// The last plan in which the flow had a live job ([`PlanScratch::plans`]; what a plan reads
+    /// only while it forgets idle flows).
+    live: u64,
     /// Earliest submission among them.
     earliest_submit: Time,
     /// Largest weight.
@@ -193,6 +224,8 @@ struct FlowView {
     ended: FlowHistory,
     /// The view as the plan reports it ([`Plan::flows`]).
     reported: Arc<PlanFlow>,
+    /// Its flow's key across plans ([`flow_key`] of the reported id), hashed once per view.
+    key: u64,
 }
 
 impl FlowView {
@@ -215,7 +248,8 @@ impl FlowView {
                 })
                 .collect(),
         });
-        FlowView { nodes, edges, known, ended, reported }
+        let key = flow_key(&reported.flow_id);
+        FlowView { nodes, edges, known, ended, reported, key }
     }
 }
 
@@ -228,6 +262,7 @@ impl FlowFlexPolicy {
             history: BTreeMap::new(),
             views: ViewCache::default(),
             solved: Default::default(),
+            scratch: PlanScratch::default(),
         }
     }
 
@@ -770,16 +805,28 @@ fn flow_key(id: &str) -> u64 {
 
 /// Integer targets from fractional averages: floors, then +1 by largest remainder up to the
 /// floor of the total (never above `capacity`), each at most `⌈average⌉`.
+#[cfg(test)]
 fn round_targets(averages: &[f64], capacity: u32) -> Vec<u32> {
-    let mut out: Vec<u32> = averages.iter().map(|a| (a + 1e-9).floor().max(0.0) as u32).collect();
+    let mut out = Vec::new();
+    round_targets_into(averages, capacity, &mut out, &mut Vec::new());
+    out
+}
+
+/// [`round_targets`] into `out`, with `by_remainder` a scratch (both kept across plans). The order
+/// by remainder breaks ties by index, so no two entries compare equal and the unstable sort (which
+/// allocates nothing) gives the stable sort's order.
+fn round_targets_into(averages: &[f64], capacity: u32, out: &mut Vec<u32>, by_remainder: &mut Vec<usize>) {
+    out.clear();
+    out.extend(averages.iter().map(|a| (a + 1e-9).floor().max(0.0) as u32));
     let total = (averages.iter().sum::<f64>() + 1e-9).floor().min(f64::from(capacity)) as u32;
     let mut given: u32 = out.iter().sum();
-    let mut by_remainder: Vec<usize> = (0..averages.len()).collect();
-    by_remainder.sort_by(|&a, &b| {
+    by_remainder.clear();
+    by_remainder.extend(0..averages.len());
+    by_remainder.sort_unstable_by(|&a, &b| {
         let (ra, rb) = (averages[a] - f64::from(out[a]), averages[b] - f64::from(out[b]));
         rb.total_cmp(&ra).then(a.cmp(&b))
     });
-    for i in by_remainder {
+    for &i in by_remainder.iter() {
         if given >= total {
             break;
         }
@@ -788,7 +835,6 @@ fn round_targets(averages: &[f64], capacity: u32) -> Vec<u32> {
             given += 1;
         }
     }
-    out
 }
 
 impl Policy for FlowFlexPolicy {
@@ -804,21 +850,28 @@ impl Policy for FlowFlexPolicy {
     }
 
     fn plan(&mut self, snapshot: &Snapshot<'_>) -> Plan {
-        // Forget flows idle for longer than the history horizon (module docs).
+        let scratch = &mut self.scratch;
+        scratch.plans += 1;
+        // Forget flows idle for longer than the history horizon (module docs): a history is kept if
+        // a live job names its flow (marked with this plan's number) or it ended recently.
         if !self.history.is_empty() {
-            let live: BTreeSet<&str> =
-                snapshot.active_jobs().filter_map(|j| j.spec.flow.as_ref()).map(|f| f.flow_id.as_str()).collect();
-            self.history.retain(|id, h| {
-                live.contains(id.as_str()) || h.last_end_ms.saturating_add(FLOW_HISTORY_MS) >= snapshot.now
-            });
+            let mark = scratch.plans;
+            for flow in snapshot.active_jobs().filter_map(|j| j.spec.flow.as_ref()) {
+                if let Some(h) = self.history.get_mut(flow.flow_id.as_str()) {
+                    h.live = mark;
+                }
+            }
+            self.history.retain(|_, h| h.live == mark || h.last_end_ms.saturating_add(FLOW_HISTORY_MS) >= snapshot.now);
         }
         let views = flow_views(snapshot, &self.history, &mut self.views);
         let window = (self.epoch_ms.max(1) as f64 / UNIT_MS).max(1e-6);
-        // Per pool: (pool, job ids, their targets), and the Stage 2 flow order of the first pool.
-        let mut results: Vec<(Pool, Vec<(JobId, u32)>)> = Vec::new();
-        let mut order: Vec<JobId> = Vec::new();
-        let mut predicted: Vec<(JobId, Time)> = Vec::new();
-        let mut keys: Vec<u64> = Vec::new();
+        // Per pool: (pool, its jobs' targets), and the Stage 2 order of the first pool's jobs.
+        let PlanScratch { keys, pools, targets, jobs, averages, rounded, by_remainder, order, predicted, .. } = scratch;
+        keys.clear();
+        pools.clear();
+        targets.clear();
+        order.clear();
+        predicted.clear();
         for (p, pool) in snapshot.cluster.pools().enumerate() {
             if pool.capacity == 0 || views.is_empty() {
                 // Nothing kept for a pool with nothing to plan (a drained engine holds no instance).
@@ -828,13 +881,14 @@ impl Policy for FlowFlexPolicy {
             let solved = &mut self.solved[p];
             build_flows(snapshot, &views, &pool, self.objective, &mut solved.next, &mut solved.scratch.costs);
             if keys.is_empty() {
-                keys.extend(views.iter().map(|v| flow_key(&v.reported.flow_id)));
+                keys.extend(views.iter().map(|v| v.key));
             }
-            let Some(schedule) = solved.schedule(pool.capacity, self.objective, &keys) else {
+            let Some(schedule) = solved.schedule(pool.capacity, self.objective, keys) else {
                 continue;
             };
-            let mut jobs = Vec::new();
-            let mut averages = Vec::new();
+            let first = pools.is_empty();
+            jobs.clear();
+            averages.clear();
             for &f in &schedule.order {
                 let view = &views[f];
                 for (i, node) in view.nodes.iter().enumerate() {
@@ -846,30 +900,27 @@ impl Policy for FlowFlexPolicy {
                     let end = mine.map(|p| p.end).fold(0.0, f64::max);
                     jobs.push(id);
                     averages.push(if blocked { 0.0 } else { area / window });
-                    if results.is_empty() {
+                    if first {
                         order.push(id);
                         predicted.push((id, snapshot.now.saturating_add((end * UNIT_MS).ceil() as Time)));
                     }
                 }
             }
-            let targets = round_targets(&averages, pool.capacity);
-            let capped = jobs
-                .iter()
-                .zip(targets)
-                .map(|(&id, t)| {
-                    let job = snapshot.job(id);
-                    (id, t.min(pool_demand(job, &pool)).min(slot_bounds(job, pool.capacity).1))
-                })
-                .collect();
-            results.push((pool, capped));
+            round_targets_into(averages, pool.capacity, rounded, by_remainder);
+            let start = targets.len();
+            targets.extend(jobs.iter().zip(rounded.iter()).map(|(&id, &t)| {
+                let job = snapshot.job(id);
+                (id, t.min(pool_demand(job, &pool)).min(slot_bounds(job, pool.capacity).1))
+            }));
+            pools.push((pool, start, targets.len()));
         }
-        let mut builder = PlanBuilder::new(snapshot, order);
-        for (pool, targets) in &results {
-            for &(id, slots) in targets {
-                builder.set_pool_target(id, pool, slots);
+        let mut builder = PlanBuilder::new(snapshot, order.iter().copied());
+        for &(pool, start, end) in pools.iter() {
+            for &(id, slots) in &targets[start..end] {
+                builder.set_pool_target(id, &pool, slots);
             }
         }
-        for (id, at) in predicted {
+        for &(id, at) in predicted.iter() {
             builder.set_predicted_completion(id, at);
         }
         let mut plan = builder.finish();

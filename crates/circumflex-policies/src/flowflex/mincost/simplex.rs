@@ -30,8 +30,9 @@ use circumflex_core::error::{Error, Result};
 /// No parent (the root).
 const NONE: usize = usize::MAX;
 
-/// A warm start: the guessed states, the watched arcs of the certificate, and where to put it.
-type Warm<'a> = (&'a [ArcState], &'a dyn Fn(usize, usize) -> bool, &'a mut bool);
+/// A warm start: the guessed states, the watched arcs of the certificate, where to put it, and the
+/// least cost scale of the tolerances ([`MinCostFlow::solve_simplex_from_scaled`]).
+type Warm<'a> = (&'a [ArcState], &'a dyn Fn(usize, usize) -> bool, &'a mut bool, f64);
 
 /// Where a real arc sits in a network simplex basis: a non-tree arc at its lower bound (flow 0) or
 /// at its upper bound (flow = capacity), or a tree arc.
@@ -123,6 +124,23 @@ impl MinCostFlow {
         start: &[ArcState],
         watched: impl Fn(usize, usize) -> bool,
     ) -> Result<(f64, bool)> {
+        self.solve_simplex_from_scaled(source, sink, demand, start, watched, 0.0)
+    }
+
+    /// [`MinCostFlow::solve_simplex_from`] with the pivot tolerance and the certificate's tie margin
+    /// scaled by at least `cost_scale` instead of this network's largest arc cost: a caller that
+    /// solves a network with some arcs left out (they carry nothing in any optimum) passes the
+    /// largest cost of the network it stands for, so near-ties count as ties exactly as they would
+    /// there.
+    pub fn solve_simplex_from_scaled(
+        &mut self,
+        source: usize,
+        sink: usize,
+        demand: f64,
+        start: &[ArcState],
+        watched: impl Fn(usize, usize) -> bool,
+        cost_scale: f64,
+    ) -> Result<(f64, bool)> {
         if start.len() != self.head.len() / 2 {
             return Err(Error::job(
                 "simplex start",
@@ -131,7 +149,7 @@ impl MinCostFlow {
             ));
         }
         let mut unique = false;
-        let cost = self.simplex(source, sink, demand, Some((start, &watched, &mut unique)))?;
+        let cost = self.simplex(source, sink, demand, Some((start, &watched, &mut unique, cost_scale)))?;
         Ok((cost, unique))
     }
 
@@ -203,6 +221,9 @@ impl MinCostFlow {
             cost.push(self.cost[2 * a]);
             cap.push(self.residual[2 * a] + self.residual[2 * a + 1]);
             max_cost = max_cost.max(self.cost[2 * a].abs());
+        }
+        if let Some(&(.., scale)) = warm.as_ref() {
+            max_cost = max_cost.max(scale);
         }
         refill(flow, total, 0.0);
         let root = nodes;
@@ -408,7 +429,7 @@ impl MinCostFlow {
             self.residual[2 * e + 1] = f;
             total_cost += f * cost[e];
         }
-        if let Some((_, watched, unique)) = warm {
+        if let Some((_, watched, unique, _)) = warm {
             // The certificate of `solve_simplex_from`: no zero-reduced-cost non-tree arc that is
             // watched or whose tree cycle passes a watched arc (artificial arcs carry nothing in
             // any optimum of the real network, and an arc of capacity 0 carries nothing at all).
