@@ -36,11 +36,11 @@
 //!   the warm optimum only where a certificate shows it rounds like the cold simplex's.
 
 use super::chain::PseudoChain;
+use super::fill::ForwardFill;
 use super::greedy::{
     chain_lower_bound, deadline_order_by, deadline_order_into, schedule_in_deadline_order, within, DeadlineSchedule,
     FlatSchedule, Greedy,
 };
-use super::fill::ForwardFill;
 use super::mincost::{ArcState, MinCostFlow};
 use crate::flex::metrics::Penalty;
 use circumflex_core::error::{Error, Result};
