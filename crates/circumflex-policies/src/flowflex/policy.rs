@@ -42,7 +42,10 @@
 //!   tiny `δ` of it, and every deadline's crossing of `θ·V` is farther than `δ`: `minisum` module);
 //!   otherwise the cold simplex runs. The warm solve runs on the grid cut at the last interval
 //!   any optimum can charge (`minisum::prune_point`: strictly growing costs past it, capacity for
-//!   the whole volume by it), the cold one on the whole grid. So every plan stays a function of its snapshot (and of the
+//!   the whole volume by it), the cold one on the whole grid. Before either, for linear costs, a
+//!   guessed optimum (`fill`: a forward fill, else an insertion) is used with no network when its
+//!   prices prove it the relaxation's only optimum and its rounding robust, so it is the cold
+//!   simplex's too. So every plan stays a function of its snapshot (and of the
 //!   ended jobs the policy was told of), as with the cold solve alone; the kept basis (`PoolSolve`)
 //!   is a scratch that changes only how fast a plan comes. (An earlier warm successive-shortest-path
 //!   repair had no such certificate and could pick another optimum among equal-cost ones depending
