@@ -75,6 +75,7 @@ pub(crate) struct ForwardFill {
     /// Difference constraints `P[to] ≥ P[from] + weight[from · B + to]` (the strongest per pair;
     /// `-∞` where none).
     weight: Vec<f64>,
+    transposed: Vec<f64>,
     low: Vec<f64>,
     reach: Vec<f64>,
     price: Vec<f64>,
@@ -314,7 +315,10 @@ impl ForwardFill {
         // The least potentials (longest paths from the tail) and the greatest (minus the longest
         // path to it); no positive cycle, or the guess has no prices at all.
         let Some(()) = longest_from(tail, blocks, &self.weight, &mut self.low) else { return false };
-        let Some(()) = longest_to(tail, blocks, &self.weight, &mut self.reach) else { return false };
+        // Paths to the tail are paths from it against the edges: the transposed matrix.
+        self.transposed.clear();
+        self.transposed.extend((0..blocks * blocks).map(|i| self.weight[(i % blocks) * blocks + i / blocks]));
+        let Some(()) = longest_from(tail, blocks, &self.transposed, &mut self.reach) else { return false };
         self.price.clear();
         for b in 0..blocks {
             let (low, high) = (self.low[b], -self.reach[b]);
@@ -406,24 +410,6 @@ fn longest_from(source: usize, nodes: usize, weight: &[f64], out: &mut Vec<f64>)
                     out[to] = base + w;
                     changed = true;
                 }
-            }
-        }
-        changed
-    })
-}
-
-/// Longest paths to `sink` over the dense `weight` matrix into `out`; `None` on a positive cycle.
-fn longest_to(sink: usize, nodes: usize, weight: &[f64], out: &mut Vec<f64>) -> Option<()> {
-    out.clear();
-    out.resize(nodes, UNSET);
-    out[sink] = 0.0;
-    relax(nodes, out, |out| {
-        let mut changed = false;
-        for (from, row) in weight.chunks_exact(nodes).enumerate() {
-            let best = row.iter().zip(out.iter()).map(|(&w, &d)| w + d).fold(UNSET, f64::max);
-            if best > out[from] {
-                out[from] = best;
-                changed = true;
             }
         }
         changed
