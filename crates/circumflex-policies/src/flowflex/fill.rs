@@ -43,8 +43,9 @@ use std::cmp::Ordering;
 /// No potential yet (longest paths).
 const UNSET: f64 = f64::NEG_INFINITY;
 
-/// The forward fill's working vectors, kept across plans (no allocation per plan once warm), and
-/// its result: [`ForwardFill::charges`] after [`ForwardFill::certify`] returned `true`.
+/// The guesses' working vectors (the forward fill's and the insertion's), kept across plans (no
+/// allocation per plan once warm), and the certified guess: [`ForwardFill::charges`] after
+/// [`ForwardFill::certify`] returned `true`.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct ForwardFill {
     /// Per chain and interval (`j · K + k`), the charge.
