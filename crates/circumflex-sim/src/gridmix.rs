@@ -782,11 +782,23 @@ fn app_key(rest: &str) -> Option<String> {
 /// starts at MiniMRYarnCluster's `mkdir: .../gridmix-work/<run>/` line (the recording cluster,
 /// `record`, is skipped); events are `RMAppImpl` ACCEPTED and FINISHED (or FINAL_SAVING), the attempt
 /// leaving SCHEDULED (AM container) and entering RUNNING (AM registered), and task containers
-/// (`_000002` on) going from NEW to ALLOCATED. Times are of the day; runs do not cross midnight.
+/// (`_000002` on) going from NEW to ALLOCATED. The log's times are of the day without a date: a time
+/// more than 12 hours before the last one read is the next day's (a run across midnight; lines are
+/// written in time order up to the threads' milliseconds).
 pub fn parse_timelines(log: &str) -> Vec<RunTimelines> {
     let mut runs: Vec<(String, String, BTreeMap<String, AppEvents>, ContainerTally)> = Vec::new();
     let mut in_run = false;
+    let (mut last_of_day, mut days) = (0.0, 0.0);
+    let mut clock = |line: &str| {
+        let of_day = line_seconds(line)?;
+        if of_day + 43_200.0 < last_of_day {
+            days += 86_400.0;
+        }
+        last_of_day = of_day;
+        Some(days + of_day)
+    };
     for line in log.lines() {
+        let now = clock(line);
         if let Some(pos) = line.find("MiniMRYarnCluster: mkdir: ").and_then(|_| line.find("/gridmix-work/")) {
             let path = &line[pos + "/gridmix-work/".len()..];
             let name = path.split('/').next().unwrap_or_default();
@@ -798,7 +810,7 @@ pub fn parse_timelines(log: &str) -> Vec<RunTimelines> {
             }
             continue;
         }
-        let (true, Some(now), Some((_, _, apps, tally))) = (in_run, line_seconds(line), runs.last_mut()) else {
+        let (true, Some(now), Some((_, _, apps, tally))) = (in_run, now, runs.last_mut()) else {
             continue;
         };
         if let Some(i) = line.find("RMAppImpl: application_") {
@@ -1101,6 +1113,26 @@ mod tests {
         assert!(err.contains("jobs-x.csv") && err.contains("maps") && err.contains("notanumber"), "{err}");
         let err = parse_csv("header\n1,2,3\n", "f.csv").unwrap_err().to_string();
         assert!(err.contains("columns"), "{err}");
+    }
+
+    /// A run across midnight: the times after it are the next day's, so no phase comes out negative.
+    #[test]
+    fn timelines_read_a_run_across_midnight() {
+        let log = "\
+23:59:50,000 INFO  [main] MiniMRYarnCluster: mkdir: file:/x/gridmix-work/swim-hadoop-fair/swim-hadoop-fair/yarn-1/a\n\
+23:59:55,000 INFO  [d] RMAppImpl: application_9_0001 State change from SUBMITTED to ACCEPTED on event = APP_ACCEPTED\n\
+23:59:56,000 INFO  [d] RMAppAttemptImpl: appattempt_9_0001_000001 State change from SCHEDULED to ALLOCATED on event = X\n\
+23:59:59,500 INFO  [d] RMAppAttemptImpl: appattempt_9_0001_000001 State change from LAUNCHED to RUNNING on event = X\n\
+00:00:01,000 INFO  [d] RMContainerImpl: container_9_0001_01_000002 Container Transitioned from NEW to ALLOCATED\n\
+00:00:11,000 INFO  [d] RMContainerImpl: container_9_0001_01_000002 Container Transitioned from RUNNING to COMPLETED\n\
+00:00:12,000 INFO  [d] RMAppImpl: application_9_0001 State change from RUNNING to FINISHED on event = X\n";
+        let runs = parse_timelines(log);
+        let a = &runs[0].apps[0];
+        let got = [a.am_wait_s, a.am_start_s, a.first_task_wait_s, a.rest_s, a.response_s];
+        for (g, want) in got.iter().zip([1.0, 3.5, 1.5, 11.0, 17.0]) {
+            assert!((g - want).abs() < 1e-9, "{got:?}");
+        }
+        assert!((runs[0].containers.task_s - 10.0).abs() < 1e-9, "{:?}", runs[0].containers.task_s);
     }
 
     #[test]
