@@ -36,7 +36,7 @@
 //! (`minisum::rounding_is_robust`), so the cold simplex's charges, equal up to float rounding,
 //! give the same deadlines.
 
-use super::minisum::{rounding_interval, FLOAT_SLACK};
+use super::minisum::{first_interval, interval_capacities, rounding_is_robust, unit_cost};
 use crate::flex::metrics::Penalty;
 use std::cmp::Ordering;
 
@@ -136,14 +136,14 @@ impl ForwardFill {
                 return false;
             }
             // As `minisum::build_network_into` reads the first interval and the arc costs.
-            let first = grid.partition_point(|&t| t < q[j] * (1.0 - FLOAT_SLACK));
+            let first = first_interval(grid, q[j]);
             if first >= intervals {
                 return false;
             }
             self.first.push(first);
             self.steepness.push(slope / volume);
             let row = self.unit.len();
-            self.unit.extend(grid.iter().map(|&t| costs[j].eval(t).max(0.0) / volume));
+            self.unit.extend(grid.iter().map(|&t| unit_cost(costs[j].eval(t), volume)));
             // The block reduction below reads a chain's cheapest arc in a block at its first
             // interval there: costs must not fall in time.
             if self.unit[row + first..row + intervals]
@@ -160,10 +160,9 @@ impl ForwardFill {
         self.order.sort_by(|&a, &b| steepness[b].total_cmp(&steepness[a]).then(a.cmp(&b)));
         // The prefix capacities as the network sums its sink arcs.
         self.capacity.clear();
-        let (mut capacity, mut previous) = (0.0, 0.0);
-        for &end in grid {
-            capacity += f64::from(slots) * (end - previous);
-            previous = end;
+        let mut capacity = 0.0;
+        for interval in interval_capacities(grid, slots) {
+            capacity += interval;
             self.capacity.push(capacity);
         }
         true
@@ -370,16 +369,11 @@ impl ForwardFill {
         true
     }
 
-    /// Every fraction's deadline robust to charges within `δ` (as `minisum::rounding_is_robust`).
+    /// Every fraction's deadline robust to charges within `δ` ([`rounding_is_robust`], the simplex
+    /// warm path's check).
     fn robust(&self, volumes: &[f64], thetas: &[f64], intervals: usize) -> bool {
-        let delta = 1e-9 * volumes.iter().sum::<f64>().max(1.0);
-        volumes.iter().enumerate().all(|(j, &volume)| {
-            let row = &self.charges[j * intervals..(j + 1) * intervals];
-            thetas.iter().all(|&theta| {
-                let threshold = theta * volume * (1.0 - FLOAT_SLACK);
-                rounding_interval(row.iter().copied().enumerate(), threshold)
-                    .is_some_and(|(_, before, at)| before < threshold - delta && at >= threshold + delta)
-            })
+        rounding_is_robust(volumes, thetas, |j| {
+            self.charges[j * intervals..(j + 1) * intervals].iter().copied().enumerate()
         })
     }
 }
@@ -449,7 +443,7 @@ mod tests {
     ) {
         let m = volumes.len();
         let quarters: Vec<usize> = volumes.iter().map(|v| (v * 4.0).round() as usize).collect();
-        let first: Vec<usize> = q.iter().map(|&q| grid.partition_point(|&t| t < q * (1.0 - FLOAT_SLACK))).collect();
+        let first: Vec<usize> = q.iter().map(|&q| first_interval(grid, q)).collect();
         let mut charged = vec![vec![0usize; grid.len()]; m];
         // Chain by chain, interval by interval: what is left of the chain's quarters.
         let mut stack = vec![(0usize, 0usize, 0usize)];

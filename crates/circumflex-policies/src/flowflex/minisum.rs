@@ -47,7 +47,30 @@ use circumflex_core::error::{Error, Result};
 
 /// Relative slack for comparisons against `Q_j` and volumes: Stage 1's float sums may put `Q_j` a few
 /// ulps above the integer it equals exactly (proptest found `Q_j = 11.000000000000002`).
-pub(crate) const FLOAT_SLACK: f64 = 1e-12;
+const FLOAT_SLACK: f64 = 1e-12;
+
+/// The first grid interval a chain with lower bound `q` may be charged to (`T_k ≥ Q_j` within the
+/// float slack): where its arcs start. One reading for the network, its pruning and the fill (`fill`),
+/// which must agree on it.
+pub(crate) fn first_interval(grid: &[f64], q: f64) -> usize {
+    grid.partition_point(|&t| t < q * (1.0 - FLOAT_SLACK))
+}
+
+/// A chain arc's unit cost: the chain's cost `w_j(T_k)` at the interval's end, clamped at 0, per unit
+/// of its volume `V_j`.
+pub(crate) fn unit_cost(cost: f64, volume: f64) -> f64 {
+    cost.max(0.0) / volume
+}
+
+/// Per grid interval, its capacity `P·(T_k − T_{k−1})` (its sink arc's; the prefix sums of these
+/// are the relaxation's prefix capacities).
+pub(crate) fn interval_capacities(grid: &[f64], slots: u32) -> impl Iterator<Item = f64> + '_ {
+    grid.iter().scan(0.0, move |previous, &end| {
+        let capacity = f64::from(slots) * (end - *previous);
+        *previous = end;
+        Some(capacity)
+    })
+}
 
 /// The earliest integer grid point a chain with lower bound `q` may finish at, tolerating float noise.
 fn earliest_integer_deadline(q: f64) -> f64 {
@@ -366,24 +389,21 @@ fn build_network_into(
     source_arcs.clear();
     for (j, chain_arcs) in arcs.iter_mut().enumerate() {
         source_arcs.push(net.add_arc(source, 1 + j, volumes[j], 0.0)?);
-        let first = grid.partition_point(|&t| t < q[j] * (1.0 - FLOAT_SLACK));
         chain_arcs.clear();
-        for k in first..intervals {
-            let unit_cost = charge(j, k).max(0.0) / volumes[j];
-            chain_arcs.push((k, net.add_arc(1 + j, interval_node(k), f64::INFINITY, unit_cost)?));
+        for k in first_interval(grid, q[j])..intervals {
+            let cost = unit_cost(charge(j, k), volumes[j]);
+            chain_arcs.push((k, net.add_arc(1 + j, interval_node(k), f64::INFINITY, cost)?));
         }
     }
-    let mut previous = 0.0;
     capacities.clear();
     down_arcs.clear();
     sink_arcs.clear();
-    for (k, &end) in grid.iter().enumerate() {
-        capacities.push(f64::from(slots) * (end - previous));
-        sink_arcs.push(net.add_arc(interval_node(k), sink, f64::from(slots) * (end - previous), 0.0)?);
+    for (k, capacity) in interval_capacities(grid, slots).enumerate() {
+        capacities.push(capacity);
+        sink_arcs.push(net.add_arc(interval_node(k), sink, capacity, 0.0)?);
         if k + 1 < intervals {
             down_arcs.push(net.add_arc(interval_node(k + 1), interval_node(k), f64::INFINITY, 0.0)?);
         }
-        previous = end;
     }
     network.source = source;
     network.sink = sink;
@@ -546,10 +566,7 @@ impl PlanningBasis {
 /// The deadline rule of Fig. 6's rounding ([`best_rounding`]): the first interval where a
 /// positive charge brings the cumulative charge to `θ·V` (within the float slack), else `None`.
 /// Also returns the cumulative charge before that interval and at it.
-pub(crate) fn rounding_interval(
-    charges: impl Iterator<Item = (usize, f64)>,
-    threshold: f64,
-) -> Option<(usize, f64, f64)> {
+fn rounding_interval(charges: impl Iterator<Item = (usize, f64)>, threshold: f64) -> Option<(usize, f64, f64)> {
     let mut cumulative = 0.0;
     for (k, f) in charges {
         let before = cumulative;
@@ -562,14 +579,19 @@ pub(crate) fn rounding_interval(
 }
 
 /// Whether every rounding fraction gives every chain the same deadline for any charges within
-/// `delta` of the network's (in total per chain): the cumulative charge must cross `θ·V_j` by more
-/// than `delta` at the deadline and stay more than `delta` below it before.
-fn rounding_is_robust(network: &Network, volumes: &[f64], thetas: &[f64], delta: f64) -> bool {
-    network.arcs.iter().zip(volumes).all(|(chain_arcs, &volume)| {
+/// `δ = 1e-9·ΣV_j` of the given ones (in total per chain; `charges_of(j)`: chain `j`'s `(interval,
+/// charge)` in interval order, from a solved network or the certified fill): the cumulative charge
+/// must cross `θ·V_j` by more than `δ` at the deadline and stay more than `δ` below it before.
+pub(crate) fn rounding_is_robust<I: Iterator<Item = (usize, f64)>>(
+    volumes: &[f64],
+    thetas: &[f64],
+    charges_of: impl Fn(usize) -> I,
+) -> bool {
+    let delta = 1e-9 * volumes.iter().sum::<f64>().max(1.0);
+    volumes.iter().enumerate().all(|(j, &volume)| {
         thetas.iter().all(|&theta| {
             let threshold = theta * volume * (1.0 - FLOAT_SLACK);
-            let charges = chain_arcs.iter().map(|&(k, arc)| (k, network.net.flow_on(arc)));
-            rounding_interval(charges, threshold)
+            rounding_interval(charges_of(j), threshold)
                 .is_some_and(|(_, before, at)| before < threshold - delta && at >= threshold + delta)
         })
     })
@@ -610,17 +632,13 @@ fn prune_point(
     charge: &impl Fn(usize, usize) -> f64,
 ) -> Option<(usize, f64)> {
     let intervals = grid.len();
-    let mut first_all = 0;
-    for &q in q {
-        first_all = first_all.max(grid.partition_point(|&t| t < q * (1.0 - FLOAT_SLACK)));
-    }
+    let first_all = q.iter().map(|&q| first_interval(grid, q)).max().unwrap_or(0);
     let demand: f64 = volumes.iter().sum();
     let needed = demand + 1e-9 * demand.max(1.0);
-    let (mut capacity, mut previous) = (0.0, 0.0);
+    let mut capacity = 0.0;
     let mut cut = None;
-    for (k, &end) in grid.iter().enumerate() {
-        capacity += f64::from(slots) * (end - previous);
-        previous = end;
+    for (k, interval) in interval_capacities(grid, slots).enumerate() {
+        capacity += interval;
         if k >= first_all && capacity >= needed {
             cut = Some(k);
             break;
@@ -629,7 +647,7 @@ fn prune_point(
     let cut = cut.filter(|&cut| cut + 1 < intervals)?;
     let mut scale = 0.0f64;
     for (j, &volume) in volumes.iter().enumerate() {
-        let unit = |k: usize| charge(j, k).max(0.0) / volume;
+        let unit = |k: usize| unit_cost(charge(j, k), volume);
         let at_cut = unit(cut);
         for k in cut + 1..intervals {
             let later = unit(k);
@@ -672,12 +690,15 @@ fn solve_planning_network(
         let warm_grid = prune.map_or(grid, |(cut, _)| &grid[..=cut]);
         build_network_into(&mut network, q, volumes, slots, warm_grid, charge)?;
         basis.start_for(&network, keys);
-        let delta = 1e-9 * network.demand.max(1.0);
         let Network { net, source, sink, demand, .. } = &mut network;
         let chain_arc = |from: usize, _| (1..=m).contains(&from);
         let scale = prune.map_or(0.0, |(_, scale)| scale);
         match net.solve_simplex_from_scaled(*source, *sink, *demand, &basis.start, chain_arc, scale) {
-            Ok((c, true)) if rounding_is_robust(&network, volumes, thetas, delta) => {
+            Ok((c, true))
+                if rounding_is_robust(volumes, thetas, |j| {
+                    network.arcs[j].iter().map(|&(k, arc)| (k, network.net.flow_on(arc)))
+                }) =>
+            {
                 cost = Some(c);
                 basis.counts[0] += 1;
                 basis.pruned += u64::from(prune.is_some());
