@@ -643,8 +643,11 @@ pub(crate) mod tests {
         }
     }
 
+    /// A piece's start and end as bits, and its slots.
+    pub(crate) type PieceBits = (u64, u64, u32);
+
     /// The schedule's every float as bits (so `-0.0` and `0.0` differ), with its slot counts.
-    pub(crate) fn bits(chains: &[ChainSchedule]) -> Vec<(u64, Vec<Vec<(u64, u64, u32)>>)> {
+    pub(crate) fn bits(chains: &[ChainSchedule]) -> Vec<(u64, Vec<Vec<PieceBits>>)> {
         chains
             .iter()
             .map(|s| {

@@ -909,7 +909,7 @@ fn round_into(
     by_q_into(&r.q, &mut r.by_q);
     r.tried.clear();
     let mut found = false;
-    for t in 0..thetas.len() {
+    for (t, &theta) in thetas.iter().enumerate() {
         let crossings = &r.crossings[t * m..(t + 1) * m];
         r.deadlines.clear();
         r.deadlines.extend(crossings.iter().map(|&k| grid[k]));
@@ -923,7 +923,7 @@ fn round_into(
         let objective: f64 = r.schedule.completions().iter().zip(costs).map(|(&c, w)| w.eval(c)).sum();
         if !found || objective < r.objective {
             found = true;
-            r.theta = thetas[t];
+            r.theta = theta;
             r.objective = objective;
             std::mem::swap(&mut r.deadlines, &mut r.best_deadlines);
             std::mem::swap(&mut r.order, &mut r.best_order);
