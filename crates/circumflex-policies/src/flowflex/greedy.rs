@@ -5,7 +5,7 @@
 //! reserved by earlier pseudo-jobs, until its work is done. `σ` is kept as a piecewise-constant step
 //! function; a pseudo-job walks its segments and adds at most two breakpoints. When every chain has
 //! at most one pseudo-job (flows without edges: the common case), every pseudo-job starts at 0 and
-//! `σ` is a non-increasing staircase, kept without its saturated prefix ([`Staircase`], the engine's
+//! `σ` is a non-increasing staircase, kept without its saturated prefix (`Staircase`, the engine's
 //! planning path); the schedule is the same bit for bit.
 //!
 //! Decisions where the paper is silent:
