@@ -3,7 +3,10 @@
 //! Chains are taken in priority order. Each pseudo-job starts when its chain predecessor completes
 //! and, at every instant, takes `min(P − σ(t), δ(k))` slots, where `σ` is the utilisation already
 //! reserved by earlier pseudo-jobs, until its work is done. `σ` is kept as a piecewise-constant step
-//! function; a pseudo-job walks its segments and adds at most two breakpoints.
+//! function; a pseudo-job walks its segments and adds at most two breakpoints. When every chain has
+//! at most one pseudo-job (flows without edges: the common case), every pseudo-job starts at 0 and
+//! `σ` is a non-increasing staircase, kept without its saturated prefix (`Staircase`, the engine's
+//! planning path); the schedule is the same bit for bit.
 //!
 //! Decisions where the paper is silent:
 //! - Deadline ties (which matter, digest T4) go to the chain with the larger lower bound
@@ -176,6 +179,73 @@ impl Utilisation {
     }
 }
 
+/// `σ` when every pseudo-job is filled from time 0 (every chain has at most one pseudo-job: a flow
+/// without edges, the plain MapReduce job, is one), kept as a staircase (issue 20).
+///
+/// Why it is a staircase: `σ` starts at 0, and a pseudo-job filled from 0 with bound `b` adds
+/// `min(P − σ(t), b)` on `[0, finish)`, i.e. sets `σ(t)` to `min(P, σ(t) + b)` there: a
+/// non-increasing `σ` stays non-increasing. Its saturated segments are then a prefix of the
+/// segments, which [`Utilisation::skip_full`] jumps over at every fill, so only the segments after
+/// it are kept, in reverse time order (the unbounded last one at index 0, the first unsaturated
+/// one on top): a fill walks from the top down, a split moves only the segments it walked, and
+/// segments that become saturated are popped. The walk is [`Utilisation::fill`]'s from the first
+/// unsaturated segment, with the same float operations in the same order, so the pieces are the same
+/// bit for bit (`staircase_fills_as_the_utilisation` pins it).
+#[derive(Clone, Debug, Default)]
+struct Staircase {
+    slots: u32,
+    /// `(start, used)` of every unsaturated segment, latest first; segment `i` ends where segment
+    /// `i − 1` starts (segment 0 never ends and has `used = 0`).
+    segments: Vec<(f64, u32)>,
+}
+
+impl Staircase {
+    /// Empty on `slots ≥ 1` processors, keeping the allocation.
+    fn reset(&mut self, slots: u32) {
+        self.slots = slots;
+        self.segments.clear();
+        self.segments.push((0.0, 0));
+    }
+
+    /// [`Utilisation::fill`] from time 0.
+    fn fill(&mut self, work: f64, bound: u64, pieces: &mut Vec<Piece>) {
+        let bound = u32::try_from(bound).unwrap_or(u32::MAX).min(self.slots);
+        if bound == 0 {
+            return; // Rate 0 everywhere: the walk takes nothing.
+        }
+        let mut remaining = work;
+        let mut i = self.segments.len();
+        while remaining > 0.0 && i > 0 {
+            i -= 1;
+            let (seg_start, used) = self.segments[i];
+            let seg_end = if i == 0 { f64::INFINITY } else { self.segments[i - 1].0 };
+            // `used < P` (saturated segments are popped) and `bound ≥ 1`: `rate > 0`.
+            let rate = (self.slots - used).min(bound);
+            let capacity = f64::from(rate) * (seg_end - seg_start);
+            if remaining <= capacity * (1.0 + 1e-12) {
+                let finish = (seg_start + remaining / f64::from(rate)).min(seg_end);
+                if finish <= seg_start {
+                    break; // Rounding residue: nothing left worth scheduling.
+                }
+                if finish < seg_end {
+                    self.segments[i].0 = finish;
+                    self.segments.insert(i + 1, (seg_start, used + rate));
+                } else {
+                    self.segments[i].1 = used + rate;
+                }
+                pieces.push(Piece { start: seg_start, end: finish, slots: rate });
+                break;
+            }
+            self.segments[i].1 = used + rate;
+            pieces.push(Piece { start: seg_start, end: seg_end, slots: rate });
+            remaining -= capacity;
+        }
+        while self.segments.last().is_some_and(|&(_, used)| used == self.slots) {
+            self.segments.pop();
+        }
+    }
+}
+
 /// A greedy schedule laid out flat, so that one kept across plans allocates nothing (issue 20):
 /// every piece in one vector, chain by chain in priority order and pseudo-job by pseudo-job.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -235,6 +305,7 @@ impl FlatSchedule {
 #[derive(Clone, Debug)]
 pub(crate) struct Greedy {
     sigma: Utilisation,
+    stairs: Staircase,
     seen: Vec<bool>,
 }
 
@@ -242,12 +313,13 @@ impl Default for Greedy {
     /// Allocates nothing (it is taken out of its owner per plan); `schedule` resets `sigma` first.
     fn default() -> Greedy {
         let sigma = Utilisation { slots: 1, starts: Vec::new(), used: Vec::new(), full: Vec::new(), jump: true };
-        Greedy { sigma, seen: Vec::new() }
+        Greedy { sigma, stairs: Staircase::default(), seen: Vec::new() }
     }
 }
 
 impl Greedy {
-    /// [`schedule_in_order`] into `out` (whatever it held).
+    /// [`schedule_in_order`] into `out` (whatever it held). Chains of at most one pseudo-job each
+    /// are scheduled on a [`Staircase`] (the same schedule).
     pub(crate) fn schedule(
         &mut self,
         chains: &[PseudoChain],
@@ -255,6 +327,24 @@ impl Greedy {
         slots: u32,
         out: &mut FlatSchedule,
     ) -> Result<()> {
+        if chains.iter().all(|c| c.pseudo_jobs.len() <= 1) {
+            lay_out(chains, order, slots, &mut self.seen, out)?;
+            self.stairs.reset(slots);
+            for &c in order {
+                let mut ready = 0.0f64;
+                if let Some(pj) = chains[c].pseudo_jobs.first() {
+                    let start = out.pieces.len();
+                    self.stairs.fill(pj.work(), pj.bound, &mut out.pieces);
+                    let end = out.pieces.len();
+                    if end > start {
+                        ready = out.pieces[end - 1].end;
+                    }
+                    out.jobs[out.first_job[c]] = (start, end);
+                }
+                out.completion[c] = ready;
+            }
+            return Ok(());
+        }
         self.sigma.reset(slots);
         run_greedy(chains, order, &mut self.sigma, &mut self.seen, out)
     }
@@ -279,7 +369,32 @@ fn run_greedy(
     seen: &mut Vec<bool>,
     out: &mut FlatSchedule,
 ) -> Result<()> {
-    let slots = sigma.slots;
+    lay_out(chains, order, sigma.slots, seen, out)?;
+    for &c in order {
+        let mut ready = 0.0f64;
+        for (k, pj) in chains[c].pseudo_jobs.iter().enumerate() {
+            let start = out.pieces.len();
+            sigma.fill(ready, pj.work(), pj.bound, &mut out.pieces);
+            let end = out.pieces.len();
+            if end > start {
+                ready = out.pieces[end - 1].end;
+            }
+            out.jobs[out.first_job[c] + k] = (start, end);
+        }
+        out.completion[c] = ready;
+    }
+    Ok(())
+}
+
+/// Checks that `order` is a permutation of the chains and `slots ≥ 1`, and empties `out` for a
+/// greedy run: no pieces, every pseudo-job's range empty, every completion 0. `seen` is a scratch.
+fn lay_out(
+    chains: &[PseudoChain],
+    order: &[usize],
+    slots: u32,
+    seen: &mut Vec<bool>,
+    out: &mut FlatSchedule,
+) -> Result<()> {
     seen.clear();
     seen.resize(chains.len(), false);
     for &c in order {
@@ -305,19 +420,6 @@ fn run_greedy(
     out.jobs.resize(total, (0, 0));
     out.completion.clear();
     out.completion.resize(chains.len(), 0.0);
-    for &c in order {
-        let mut ready = 0.0f64;
-        for (k, pj) in chains[c].pseudo_jobs.iter().enumerate() {
-            let start = out.pieces.len();
-            sigma.fill(ready, pj.work(), pj.bound, &mut out.pieces);
-            let end = out.pieces.len();
-            if end > start {
-                ready = out.pieces[end - 1].end;
-            }
-            out.jobs[out.first_job[c] + k] = (start, end);
-        }
-        out.completion[c] = ready;
-    }
     Ok(())
 }
 
@@ -347,6 +449,42 @@ pub(crate) fn deadline_order_into(q: &[f64], deadlines: &[f64], order: &mut Vec<
     order.clear();
     order.extend(0..q.len());
     order.sort_unstable_by(|&a, &b| deadlines[a].total_cmp(&deadlines[b]).then(q[b].total_cmp(&q[a])).then(a.cmp(&b)));
+}
+
+/// The chains by decreasing lower bound `q`, ties to the smaller index, into `by_q`: the order
+/// [`deadline_order_into`] gives among chains of equal deadline.
+pub(crate) fn by_q_into(q: &[f64], by_q: &mut Vec<usize>) {
+    by_q.clear();
+    by_q.extend(0..q.len());
+    by_q.sort_unstable_by(|&a, &b| q[b].total_cmp(&q[a]).then(a.cmp(&b)));
+}
+
+/// [`deadline_order_into`] for deadlines that are points of an increasing grid of `points` points,
+/// given as indices (`deadlines[j] = grid[intervals[j]]`; distinct indices, distinct deadlines),
+/// with the chains sorted by `q` ([`by_q_into`]): a stable counting sort of `by_q` by index. Its
+/// order is the sort's, which is unique (the comparison is a total order). `counts` is a scratch.
+pub(crate) fn order_by_intervals(
+    by_q: &[usize],
+    intervals: &[usize],
+    points: usize,
+    counts: &mut Vec<usize>,
+    order: &mut Vec<usize>,
+) {
+    counts.clear();
+    counts.resize(points + 1, 0);
+    for &k in intervals {
+        counts[k + 1] += 1;
+    }
+    for k in 1..counts.len() {
+        counts[k] += counts[k - 1];
+    }
+    order.clear();
+    order.resize(by_q.len(), 0);
+    for &j in by_q {
+        let at = &mut counts[intervals[j]];
+        order[*at] = j;
+        *at += 1;
+    }
 }
 
 /// Fig. 5: schedule the chains in deadline order and flag whether every chain meets twice its deadline.
@@ -505,6 +643,72 @@ pub(crate) mod tests {
             let jumped = schedule_with(&chains, &order, Utilisation::new(slots)).unwrap();
             let walked = schedule_with(&chains, &order, Utilisation { jump: false, ..Utilisation::new(slots) }).unwrap();
             prop_assert_eq!(jumped, walked);
+        }
+    }
+
+    /// A piece's start and end as bits, and its slots.
+    pub(crate) type PieceBits = (u64, u64, u32);
+
+    /// The schedule's every float as bits (so `-0.0` and `0.0` differ), with its slot counts.
+    pub(crate) fn bits(chains: &[ChainSchedule]) -> Vec<(u64, Vec<Vec<PieceBits>>)> {
+        chains
+            .iter()
+            .map(|s| {
+                let pieces =
+                    s.pieces.iter().map(|h| h.iter().map(|p| (p.start.to_bits(), p.end.to_bits(), p.slots)).collect());
+                (s.completion.to_bits(), pieces.collect())
+            })
+            .collect()
+    }
+
+    /// A chain of one pseudo-job of `work` (split over `portions` jobs) and bound `bound` (as given,
+    /// even 0 or above `u32::MAX`).
+    fn singleton(work: f64, portions: usize, bound: u64) -> PseudoChain {
+        let share = work / portions as f64;
+        let portions = (0..portions).map(|job| Portion { job, max_parallelism: 1 + job as u32, work: share }).collect();
+        PseudoChain { pseudo_jobs: vec![PseudoJob { start: 0.0, end: 1.0, bound, portions }] }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(512))]
+        /// The staircase (chains of at most one pseudo-job) gives the walk's schedule over the
+        /// `Utilisation` bit for bit: works in sevenths (exact ties between pieces) or arbitrary,
+        /// bounds from 0 to far above `P`, empty chains, any order, one `Greedy` reused across runs.
+        #[test]
+        fn staircase_fills_as_the_utilisation(
+            slots in 1u32..=9,
+            parts in proptest::collection::vec((0u32..=97, any::<bool>(), 0.0f64..50.0, 1usize..=3, 0u64..=20), 1..30),
+            empty in proptest::collection::vec(any::<bool>(), 30),
+            keys in proptest::collection::vec(any::<u32>(), 30),
+            huge in any::<bool>(),
+        ) {
+            let chains: Vec<PseudoChain> = parts
+                .iter()
+                .enumerate()
+                .map(|(c, &(sevenths, exact, any, portions, bound))| {
+                    if empty[c] && c % 3 == 0 {
+                        return PseudoChain { pseudo_jobs: Vec::new() };
+                    }
+                    let work = if exact { f64::from(sevenths) / 7.0 } else { any };
+                    let bound = if huge && c % 5 == 1 { u64::MAX - bound } else { bound };
+                    singleton(work, portions, bound)
+                })
+                .collect();
+            let mut order: Vec<usize> = (0..chains.len()).collect();
+            order.sort_by_key(|&c| keys[c]);
+            let walked = schedule_with(&chains, &order, Utilisation::new(slots)).unwrap();
+            let mut greedy = Greedy::default();
+            let mut out = FlatSchedule::default();
+            for _ in 0..2 {
+                greedy.schedule(&chains, &order, slots, &mut out).unwrap();
+                prop_assert_eq!(bits(&out.to_chains()), bits(&walked));
+            }
+            // The other path (a chain of several pseudo-jobs) on the same kept state.
+            let mut mixed = chains.clone();
+            mixed.push(chain(&[(1.5, 2), (2.0, 1)]));
+            order.push(chains.len());
+            greedy.schedule(&mixed, &order, slots, &mut out).unwrap();
+            prop_assert_eq!(bits(&out.to_chains()), bits(&schedule_in_order(&mixed, &order, slots).unwrap()));
         }
     }
 

@@ -38,8 +38,8 @@
 use super::chain::PseudoChain;
 use super::fill::ForwardFill;
 use super::greedy::{
-    chain_lower_bound, deadline_order_by, deadline_order_into, schedule_in_deadline_order, within, DeadlineSchedule,
-    FlatSchedule, Greedy,
+    by_q_into, chain_lower_bound, deadline_order_by, order_by_intervals, schedule_in_deadline_order, within,
+    DeadlineSchedule, FlatSchedule, Greedy,
 };
 use super::mincost::{ArcState, MinCostFlow};
 use crate::flex::metrics::Penalty;
@@ -483,6 +483,14 @@ struct Rounding {
     q: Vec<f64>,
     volumes: Vec<f64>,
     deadlines: Vec<f64>,
+    /// The chains by decreasing `q`, ties to the smaller index: the deadline order's tie-break.
+    by_q: Vec<usize>,
+    /// Per fraction and chain (`t · m + j`), the grid index of its deadline.
+    crossings: Vec<usize>,
+    /// Per fraction, chain `j`'s threshold `θ·V_j` (slack included): a scratch.
+    thresholds: Vec<f64>,
+    /// The counting sort's counts per grid index: a scratch.
+    counts: Vec<usize>,
     order: Vec<usize>,
     schedule: FlatSchedule,
     /// The orders already scheduled, `m` entries each.
@@ -876,7 +884,10 @@ pub(crate) fn planned(basis: &PlanningBasis) -> (&FlatSchedule, &[usize]) {
 }
 
 /// [`best_rounding`]'s loop over the fractions, on `r`'s vectors, from the relaxation's charges
-/// (`r.charges`).
+/// (`r.charges`). The same deadlines, orders and greedies, found with less work (issue 20): every
+/// fraction's deadline of a chain in one pass over its row ([`crossings_into`]), and each fraction's
+/// order by a counting sort of the deadlines' grid indices over the chains sorted once by `Q`
+/// ([`order_by_intervals`]).
 fn round_into(
     r: &mut Rounding,
     chains: &[PseudoChain],
@@ -886,18 +897,24 @@ fn round_into(
     thetas: &[f64],
 ) -> Result<()> {
     let (m, intervals) = (chains.len(), grid.len());
-    let horizon = grid.last().copied().unwrap_or(0.0);
+    let Rounding { crossings, thresholds, charges, volumes, .. } = &mut *r;
+    crossings.clear();
+    crossings.resize(thetas.len() * m, 0);
+    for (j, &volume) in volumes.iter().enumerate() {
+        thresholds.clear();
+        thresholds.extend(thetas.iter().map(|&theta| theta * volume * (1.0 - FLOAT_SLACK)));
+        let row = &charges[j * intervals..(j + 1) * intervals];
+        crossings_into(row, thresholds, &mut crossings[j..], m);
+    }
+    by_q_into(&r.q, &mut r.by_q);
     r.tried.clear();
     let mut found = false;
-    for &theta in thetas {
+    for (t, &theta) in thetas.iter().enumerate() {
+        let crossings = &r.crossings[t * m..(t + 1) * m];
         r.deadlines.clear();
-        let Rounding { deadlines, charges, volumes, .. } = &mut *r;
-        deadlines.extend((0..m).map(|j| {
-            let row = charges[j * intervals..(j + 1) * intervals].iter().copied().enumerate();
-            rounding_interval(row, theta * volumes[j] * (1.0 - FLOAT_SLACK)).map_or(horizon, |(k, ..)| grid[k])
-        }));
+        r.deadlines.extend(crossings.iter().map(|&k| grid[k]));
+        order_by_intervals(&r.by_q, crossings, intervals, &mut r.counts, &mut r.order);
         // As in `best_rounding`: an order already scheduled is not scheduled again.
-        deadline_order_into(&r.q, &r.deadlines, &mut r.order);
         if r.tried.chunks_exact(m).any(|o| o == r.order.as_slice()) {
             continue;
         }
@@ -917,6 +934,40 @@ fn round_into(
         return Err(Error::job("minisum rounding fraction", "[]", "at least one fraction"));
     }
     Ok(())
+}
+
+/// [`rounding_interval`] of one chain's charges over the whole grid (`row`, `K` entries) for every
+/// threshold at once, as grid indices (the horizon, `K − 1`, where the charge never reaches it: the
+/// deadline is then `T_{K−1}` either way): `out[t · stride]` for `thresholds[t]`. The cumulative
+/// charge is summed in the same order as `rounding_interval` sums it, so each index is the one a
+/// pass of its own finds.
+fn crossings_into(row: &[f64], thresholds: &[f64], out: &mut [usize], stride: usize) {
+    const NONE: usize = usize::MAX;
+    for t in 0..thresholds.len() {
+        out[t * stride] = NONE;
+    }
+    let mut left = thresholds.len();
+    let mut cumulative = 0.0;
+    for (k, &f) in row.iter().enumerate() {
+        cumulative += f;
+        if f > 0.0 {
+            for (t, &threshold) in thresholds.iter().enumerate() {
+                let at = &mut out[t * stride];
+                if *at == NONE && cumulative >= threshold {
+                    *at = k;
+                    left -= 1;
+                }
+            }
+            if left == 0 {
+                return;
+            }
+        }
+    }
+    for t in 0..thresholds.len() {
+        if out[t * stride] == NONE {
+            out[t * stride] = row.len().saturating_sub(1);
+        }
+    }
 }
 
 /// Fig. 6 without the certified bound, warm-started from an earlier solution by successive shortest
@@ -1052,7 +1103,9 @@ pub fn minisum_objective(schedule: &DeadlineSchedule, costs: &[Penalty]) -> f64 
 
 #[cfg(test)]
 mod tests {
+    use super::super::flow::{Flow, FlowJob};
     use super::super::greedy::tests::{arb_chains, chain, linear};
+    use super::super::greedy::ChainSchedule;
     use super::*;
     use proptest::prelude::*;
 
@@ -1341,6 +1394,133 @@ mod tests {
                 same_plan(&planned, &cold)?;
             }
             prop_assert_eq!(basis.counts.iter().sum::<u64>() + basis.filled, 3);
+        }
+    }
+
+    /// Session 17's `round_into` (before the one-pass crossings, the counting sort and the
+    /// staircase greedy), kept as the oracle of the rounding: per fraction, the deadlines by
+    /// `rounding_interval`, the order by `deadline_order_by`, the greedy on the general
+    /// `Utilisation` (`schedule_in_order`). Returns `(θ, deadlines, order, schedule, objective)`.
+    #[allow(clippy::type_complexity)]
+    fn oracle_rounding(
+        chains: &[PseudoChain],
+        costs: &[Penalty],
+        slots: u32,
+        grid: &[f64],
+        thetas: &[f64],
+        charges: &[f64],
+    ) -> Option<(f64, Vec<f64>, Vec<usize>, Vec<ChainSchedule>, f64)> {
+        let (m, intervals) = (chains.len(), grid.len());
+        let q: Vec<f64> = chains.iter().map(|c| chain_lower_bound(c, slots)).collect();
+        let horizon = grid.last().copied().unwrap_or(0.0);
+        let mut tried: Vec<Vec<usize>> = Vec::new();
+        let mut best: Option<(f64, Vec<f64>, Vec<usize>, Vec<ChainSchedule>, f64)> = None;
+        for &theta in thetas {
+            let deadlines: Vec<f64> = (0..m)
+                .map(|j| {
+                    let row = charges[j * intervals..(j + 1) * intervals].iter().copied().enumerate();
+                    rounding_interval(row, theta * chains[j].volume() * (1.0 - FLOAT_SLACK))
+                        .map_or(horizon, |(k, ..)| grid[k])
+                })
+                .collect();
+            let order = deadline_order_by(&q, &deadlines);
+            if tried.contains(&order) {
+                continue;
+            }
+            tried.push(order.clone());
+            let schedule = super::super::greedy::schedule_in_order(chains, &order, slots).unwrap();
+            let objective: f64 = schedule.iter().zip(costs).map(|(s, w)| w.eval(s.completion)).sum();
+            if best.as_ref().map_or(true, |b| objective < b.4) {
+                best = Some((theta, deadlines, order, schedule, objective));
+            }
+        }
+        best
+    }
+
+    /// A chain of one of three kinds: one pseudo-job of one job (`chain`), one pseudo-job of
+    /// several jobs (a flow without edges), or several pseudo-jobs (a flow with edges).
+    fn arb_any_chain() -> impl Strategy<Value = PseudoChain> {
+        let jobs = proptest::collection::vec((1u32..=40, 1u32..=4), 1..4);
+        (0u8..3, 1u32..=40, 1u64..=9, jobs).prop_map(|(kind, work, bound, jobs)| match kind {
+            0 => chain(&[(f64::from(work) * 0.25, bound)]),
+            _ => {
+                let flow_jobs: Vec<FlowJob> =
+                    jobs.iter().map(|&(w, d)| FlowJob { work: f64::from(w) * 0.25, max_parallelism: d }).collect();
+                let edges: Vec<(usize, usize)> =
+                    if kind == 2 { (1..flow_jobs.len()).map(|i| (i - 1, i)).collect() } else { Vec::new() };
+                PseudoChain::from_flow(&Flow::new(flow_jobs, &edges, Penalty::Zero, 4).unwrap())
+            }
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(512))]
+        /// `round_into` gives the oracle's fraction, deadlines, order, schedule and objective bit for
+        /// bit, from arbitrary charges (zero, quarters of a chain's volume, a threshold exactly, or
+        /// arbitrary), fractions in any order with repeats, singleton
+        /// chains only (the staircase greedy) or mixed with chains of several pseudo-jobs (the
+        /// general one), one `Rounding` reused across three instances.
+        #[test]
+        fn the_rounding_is_the_oracles(
+            instances in proptest::collection::vec((
+                proptest::collection::vec(arb_any_chain(), 1..20),
+                any::<bool>(),
+                1u32..=8,
+                2usize..=12,
+                proptest::collection::vec((0u8..8, 0.0f64..1.0), 20 * 12),
+                proptest::collection::vec(1u32..=9, 1..5),
+                proptest::collection::vec(1u32..=10, 20),
+            ), 3),
+        ) {
+            let mut r = Rounding::default();
+            for (chains, singletons, slots, points, cells, tenths, slopes) in instances {
+                let chains: Vec<PseudoChain> = if singletons {
+                    chains.into_iter().filter(|c| c.pseudo_jobs.len() == 1).collect()
+                } else {
+                    chains
+                };
+                if chains.is_empty() {
+                    continue;
+                }
+                let slots = slots.max(chains.iter().flat_map(|c| &c.pseudo_jobs).flat_map(|k| &k.portions).map(|p| p.max_parallelism).max().unwrap_or(1));
+                let (m, intervals) = (chains.len(), points);
+                let grid: Vec<f64> = (1..=points).map(|k| 1.5f64.powi(k as i32)).collect();
+                let thetas: Vec<f64> = tenths.iter().map(|&t| f64::from(t) / 10.0).collect();
+                let costs: Vec<Penalty> = slopes[..m].iter().map(|&w| linear(f64::from(w))).collect();
+                let mut charges = vec![0.0; m * intervals];
+                for j in 0..m {
+                    let volume = chains[j].volume();
+                    for k in 0..intervals {
+                        let (kind, x) = cells[j * 12 + k];
+                        charges[j * intervals + k] = match kind {
+                            0..=3 => 0.0,
+                            4 | 5 => f64::from(kind - 3) * volume / 4.0,
+                            // A threshold exactly (met only with no charge before it).
+                            6 => thetas[k % thetas.len()] * volume * (1.0 - FLOAT_SLACK),
+                            _ => x * volume / 2.0,
+                        };
+                    }
+                }
+                r.q.clear();
+                r.q.extend(chains.iter().map(|c| chain_lower_bound(c, slots)));
+                r.volumes.clear();
+                r.volumes.extend(chains.iter().map(PseudoChain::volume));
+                r.charges.clone_from(&charges);
+                round_into(&mut r, &chains, &costs, slots, &grid, &thetas).unwrap();
+                let (theta, deadlines, order, schedule, objective) =
+                    oracle_rounding(&chains, &costs, slots, &grid, &thetas, &charges).unwrap();
+                prop_assert_eq!(r.theta.to_bits(), theta.to_bits());
+                prop_assert_eq!(r.objective.to_bits(), objective.to_bits());
+                prop_assert_eq!(
+                    r.best_deadlines.iter().map(|d| d.to_bits()).collect::<Vec<_>>(),
+                    deadlines.iter().map(|d| d.to_bits()).collect::<Vec<_>>()
+                );
+                prop_assert_eq!(&r.best_order, &order);
+                prop_assert_eq!(
+                    super::super::greedy::tests::bits(&r.best.to_chains()),
+                    super::super::greedy::tests::bits(&schedule)
+                );
+            }
         }
     }
 

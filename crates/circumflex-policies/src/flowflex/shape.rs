@@ -19,6 +19,9 @@
 //!   merged) evaluated at the same midpoints. The per-instant counts then telescope to exactly
 //!   `σ(J)`, so no sliver ever holds one processor too many; a job's work moves by at most
 //!   `1e-9·|J|` per cut.
+//! - A pseudo-job of one job (every pseudo-job of a flow without edges, the plain MapReduce job)
+//!   takes a direct path: the cuts are `{0, 1}` there, so each histogram piece gives one job piece
+//!   on `min(σ(J), δ_i)` processors, computed without them (the same pieces bit for bit).
 
 use super::chain::PseudoChain;
 use super::greedy::{ChainSchedule, Piece};
@@ -68,11 +71,36 @@ pub(crate) fn shape_shift_into<'a>(
     scratch: &mut ShapeScratch,
     out: &mut Vec<JobPiece>,
 ) {
+    shift_into(chain, histograms, scratch, out, true);
+}
+
+/// [`shape_shift_into`]; `one_job_path` false (the tests) takes the cuts for pseudo-jobs of one job too.
+fn shift_into<'a>(
+    chain: &PseudoChain,
+    histograms: impl Iterator<Item = &'a [Piece]>,
+    scratch: &mut ShapeScratch,
+    out: &mut Vec<JobPiece>,
+    one_job_path: bool,
+) {
     let first = out.len();
     let ShapeScratch { bounds, cuts } = scratch;
     for (pj, histogram) in chain.pseudo_jobs.iter().zip(histograms) {
         let total = pj.work();
         if total <= 0.0 {
+            continue;
+        }
+        if let (true, [portion]) = (one_job_path, pj.portions.as_slice()) {
+            // One job (every pseudo-job of a flow without edges): its span is `[0, σ(J))`, the cuts
+            // are `{0, 1}` (`σ(J)` is an integer), so the loop below gives one piece per histogram
+            // piece, on `min(σ(J), δ_i)` processors (`⌈σ(J) − ½⌉ − ⌈−½⌉`), from `time_at(0)` to
+            // `time_at(1) = end`: the same piece without the cuts (`one_portion_shifts_as_the_cuts`).
+            let cap = portion.max_parallelism;
+            out.extend(histogram.iter().filter_map(|piece| {
+                let (start, end) = (piece.start, piece.end);
+                let from = start + 0.0 * (end - start);
+                let slots = piece.slots.min(cap);
+                (slots >= 1 && end > from).then_some(JobPiece { job: portion.job, start: from, end, slots })
+            }));
             continue;
         }
         for piece in histogram {
@@ -126,17 +154,78 @@ pub(crate) fn shape_shift_into<'a>(
 
 #[cfg(test)]
 mod tests {
-    use super::super::chain::PseudoChain;
+    use super::super::chain::{Portion, PseudoChain, PseudoJob};
     use super::super::flow::{Flow, FlowJob};
     use super::super::greedy::schedule_in_order;
     use super::super::greedy::tests::chain;
     use super::*;
     use crate::flex::metrics::Penalty;
+    use proptest::prelude::*;
 
     /// The pieces as rows, times rounded to 1e-9 so the digest's decimal figures compare exactly.
     fn rows(pieces: &[JobPiece]) -> Vec<(usize, f64, f64, u32)> {
         let round = |t: f64| (t * 1e9).round() / 1e9;
         pieces.iter().map(|p| (p.job, round(p.start), round(p.end), p.slots)).collect()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(512))]
+        /// The one-job path gives the cuts' pieces bit for bit: greedy histograms of flows without
+        /// edges (one job: the path; several: the cuts), with edges (pseudo-jobs of one job and of
+        /// several), and hand-made histograms with 0 slots, empty and unbounded pieces, jobs whose
+        /// `δ_i` is below the piece's height, and an empty pseudo-job.
+        #[test]
+        fn one_portion_shifts_as_the_cuts(
+            flows in proptest::collection::vec((proptest::collection::vec((1u32..=40, 1u32..=5), 1..4), 0u8..3), 1..8),
+            slots in 5u32..=9,
+            keys in proptest::collection::vec(any::<u32>(), 8),
+            odd in proptest::collection::vec((0u32..=6, 0.0f64..10.0, 0.0f64..3.0, 0u32..=4, any::<bool>()), 0..6),
+        ) {
+            let chains: Vec<PseudoChain> = flows
+                .iter()
+                .map(|(jobs, kind)| {
+                    let jobs: Vec<FlowJob> =
+                        jobs.iter().map(|&(w, d)| FlowJob { work: f64::from(w) / 7.0, max_parallelism: d }).collect();
+                    let edges: Vec<(usize, usize)> = match kind {
+                        0 => Vec::new(),
+                        1 => (1..jobs.len()).map(|i| (i - 1, i)).collect(),
+                        _ => (1..jobs.len()).map(|i| (0, i)).collect(),
+                    };
+                    PseudoChain::from_flow(&Flow::new(jobs, &edges, Penalty::Zero, slots).unwrap())
+                })
+                .collect();
+            let mut order: Vec<usize> = (0..chains.len()).collect();
+            order.sort_by_key(|&c| keys[c]);
+            let schedules = schedule_in_order(&chains, &order, slots).unwrap();
+            let mut scratch = ShapeScratch::default();
+            for (c, s) in chains.iter().zip(&schedules) {
+                let (mut fast, mut cuts) = (vec![JobPiece { job: 99, start: 0.0, end: 1.0, slots: 1 }], Vec::new());
+                shift_into(c, s.pieces.iter().map(Vec::as_slice), &mut scratch, &mut fast, true);
+                shift_into(c, s.pieces.iter().map(Vec::as_slice), &mut scratch, &mut cuts, false);
+                prop_assert_eq!(bits(&fast[1..]), bits(&cuts));
+            }
+            // Hand-made histograms on a one-job chain of two pseudo-jobs and an empty one.
+            let one = |work: f64, cap: u32| PseudoJob {
+                start: 0.0,
+                end: 1.0,
+                bound: u64::from(cap.max(1)),
+                portions: vec![Portion { job: 3, max_parallelism: cap, work }],
+            };
+            for &(height, at, length, cap, unbounded) in &odd {
+                let end = if unbounded { f64::INFINITY } else { at + length };
+                let histogram = vec![Piece { start: at, end, slots: height }, Piece { start: end, end: end + 1.0, slots: 2 }];
+                let chain = PseudoChain { pseudo_jobs: vec![one(5.0, cap), one(0.0, 2), one(2.0, 4)] };
+                let histograms = [histogram.as_slice(), &[], &histogram[1..]];
+                let (mut fast, mut cuts) = (Vec::new(), Vec::new());
+                shift_into(&chain, histograms.iter().copied(), &mut scratch, &mut fast, true);
+                shift_into(&chain, histograms.iter().copied(), &mut scratch, &mut cuts, false);
+                prop_assert_eq!(bits(&fast), bits(&cuts));
+            }
+        }
+    }
+
+    fn bits(pieces: &[JobPiece]) -> Vec<(usize, u64, u64, u32)> {
+        pieces.iter().map(|p| (p.job, p.start.to_bits(), p.end.to_bits(), p.slots)).collect()
     }
 
     /// Digest T3: pj1 on [0, 1.25) at 4 slots: J1 (job 0) gets 4 on [0, 0.25) and 3 on
