@@ -76,7 +76,6 @@ pub(crate) struct ForwardFill {
     /// Difference constraints `P[to] ≥ P[from] + weight[from · B + to]` (the strongest per pair;
     /// `-∞` where none).
     weight: Vec<f64>,
-    transposed: Vec<f64>,
     low: Vec<f64>,
     reach: Vec<f64>,
     price: Vec<f64>,
@@ -145,10 +144,13 @@ impl ForwardFill {
             let row = self.unit.len();
             self.unit.extend(grid.iter().map(|&t| unit_cost(costs[j].eval(t), volume)));
             // The block reduction below reads a chain's cheapest arc in a block at its first
-            // interval there: costs must not fall in time.
-            if self.unit[row + first..row + intervals]
-                .windows(2)
-                .any(|w| !matches!(w[1].partial_cmp(&w[0]), Some(Ordering::Greater | Ordering::Equal)))
+            // interval there: costs must not fall in time. With `slope ≥ 0` they cannot (float
+            // subtraction, multiplication by `slope ≥ 0`, the clamp at 0 and the division by
+            // `V_j > 0` are all monotone, whatever the origin), so only other slopes are checked.
+            if !(slope >= 0.0)
+                && self.unit[row + first..row + intervals]
+                    .windows(2)
+                    .any(|w| !matches!(w[1].partial_cmp(&w[0]), Some(Ordering::Greater | Ordering::Equal)))
             {
                 return false;
             }
@@ -157,7 +159,8 @@ impl ForwardFill {
         self.order.clear();
         self.order.extend(0..m);
         let steepness = &self.steepness;
-        self.order.sort_by(|&a, &b| steepness[b].total_cmp(&steepness[a]).then(a.cmp(&b)));
+        // A total order (ties by index): the unstable sort gives the stable one's order.
+        self.order.sort_unstable_by(|&a, &b| steepness[b].total_cmp(&steepness[a]).then(a.cmp(&b)));
         // The prefix capacities as the network sums its sink arcs.
         self.capacity.clear();
         let mut capacity = 0.0;
@@ -315,10 +318,7 @@ impl ForwardFill {
         // The least potentials (longest paths from the tail) and the greatest (minus the longest
         // path to it); no positive cycle, or the guess has no prices at all.
         let Some(()) = longest_from(tail, blocks, &self.weight, &mut self.low) else { return false };
-        // Paths to the tail are paths from it against the edges: the transposed matrix.
-        self.transposed.clear();
-        self.transposed.extend((0..blocks * blocks).map(|i| self.weight[(i % blocks) * blocks + i / blocks]));
-        let Some(()) = longest_from(tail, blocks, &self.transposed, &mut self.reach) else { return false };
+        let Some(()) = longest_to(tail, blocks, &self.weight, &mut self.reach) else { return false };
         self.price.clear();
         for b in 0..blocks {
             let (low, high) = (self.low[b], -self.reach[b]);
@@ -389,13 +389,20 @@ fn find(set: &mut [usize], mut x: usize) -> usize {
 
 /// Longest paths from `source` over the dense `weight` matrix (`P[to] ≥ P[from] + w`) into `out`;
 /// `None` on a positive cycle.
+///
+/// The rows are relaxed from the last block to the first: most constraints point back in time
+/// (a later block's price bounds an earlier one's: blocks never dearer later, and a chain's
+/// charged blocks against its first), so one pass in that order carries a value down the whole
+/// grid, where the other order took about one pass per block (issue 20, `docs/performance.md`
+/// §25: 3.8 passes for about 7.6 blocks on the soak, from 7). Any order converges to the same
+/// longest paths; the order only sets the passes.
 fn longest_from(source: usize, nodes: usize, weight: &[f64], out: &mut Vec<f64>) -> Option<()> {
     out.clear();
     out.resize(nodes, UNSET);
     out[source] = 0.0;
     relax(nodes, out, |out| {
         let mut changed = false;
-        for (from, row) in weight.chunks_exact(nodes).enumerate() {
+        for (from, row) in weight.chunks_exact(nodes).enumerate().rev() {
             let base = out[from];
             if base == UNSET {
                 continue;
@@ -405,6 +412,31 @@ fn longest_from(source: usize, nodes: usize, weight: &[f64], out: &mut Vec<f64>)
                     out[to] = base + w;
                     changed = true;
                 }
+            }
+        }
+        changed
+    })
+}
+
+/// Longest paths to `target` over the same matrix into `out` (`out[from] ≥ w + out[to]`: the
+/// longest path from `from`), read row by row, so no transposed copy is built; `None` on a
+/// positive cycle. The rows are relaxed from the last block to the first here too: a path to the
+/// tail runs forward in time, so a row reads values its later rows set in the same pass (on the
+/// soak 3.6 passes a solve for about 7.6 blocks, where the transposed copy took 7).
+fn longest_to(target: usize, nodes: usize, weight: &[f64], out: &mut Vec<f64>) -> Option<()> {
+    out.clear();
+    out.resize(nodes, UNSET);
+    out[target] = 0.0;
+    relax(nodes, out, |out| {
+        let mut changed = false;
+        for (from, row) in weight.chunks_exact(nodes).enumerate().rev() {
+            let mut best = out[from];
+            for (&w, &to) in row.iter().zip(out.iter()) {
+                best = best.max(w + to);
+            }
+            if best > out[from] {
+                out[from] = best;
+                changed = true;
             }
         }
         changed
