@@ -430,9 +430,14 @@ fn longest_to(target: usize, nodes: usize, weight: &[f64], out: &mut Vec<f64>) -
     relax(nodes, out, |out| {
         let mut changed = false;
         for (from, row) in weight.chunks_exact(nodes).enumerate().rev() {
+            // A compare per entry (not `f64::max`, whose NaN handling chains every entry's
+            // latency): a NaN or `-∞` candidate never wins, as in `longest_from`.
             let mut best = out[from];
             for (&w, &to) in row.iter().zip(out.iter()) {
-                best = best.max(w + to);
+                let candidate = w + to;
+                if candidate > best {
+                    best = candidate;
+                }
             }
             if best > out[from] {
                 out[from] = best;
