@@ -70,8 +70,9 @@ pub(crate) struct ForwardFill {
     charges: Vec<f64>,
     /// The charged arcs `(j, k)`, in the order the guess made them.
     charged: Vec<(usize, usize)>,
-    /// Per chain, its first charged interval and the blocks it charges (a bit per block).
+    /// Per chain, its first and last charged intervals and the blocks it charges (a bit per block).
     home: Vec<usize>,
+    last: Vec<usize>,
     charged_blocks: Vec<u64>,
     /// Per interval, its block's price.
     interval_price: Vec<f64>,
@@ -296,10 +297,13 @@ impl ForwardFill {
         let margin = 1e-9 * (self.max_cost + 1.0);
         self.home.clear();
         self.home.resize(m, usize::MAX);
+        self.last.clear();
+        self.last.resize(m, 0);
         self.charged_blocks.clear();
         self.charged_blocks.resize(m, 0);
         for &(j, k) in &self.charged {
             self.home[j] = self.home[j].min(k);
+            self.last[j] = self.last[j].max(k);
             self.charged_blocks[j] |= 1 << self.block[k];
         }
         // Difference constraints: later blocks never cost more; each arc against its chain's first
@@ -391,9 +395,14 @@ impl ForwardFill {
 
     /// Every fraction's deadline robust to charges within `δ` ([`rounding_is_robust`], the simplex
     /// warm path's check).
+    /// Reads each chain's row from its first charged interval to its last only ([`Self::prove`]
+    /// set them, and it ran first): the rounding skips intervals without charge, so the answer is
+    /// the whole row's.
     fn robust(&self, volumes: &[f64], thetas: &[f64], intervals: usize) -> bool {
         rounding_is_robust(volumes, thetas, |j| {
-            self.charges[j * intervals..(j + 1) * intervals].iter().copied().enumerate()
+            let (home, last) = (self.home[j], self.last[j]);
+            let row = &self.charges[j * intervals..(j + 1) * intervals];
+            (home..=last).zip(&row[home..=last]).map(|(k, &x)| (k, x))
         })
     }
 }
