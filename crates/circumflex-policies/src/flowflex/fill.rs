@@ -16,8 +16,9 @@
 //! capacity that a steep chain eligible only later needs. Where its proof fails, the *insertion*:
 //! chains steepest first, each at the earliest intervals from its first where every later prefix
 //! still has room (optimal in that case, not always either). On the engine soak (issue 20,
-//! `docs/performance.md` §23) the forward fill is certified in 91% of the solves, the insertion in
-//! 2% more, and the network solves the other 7%.
+//! `docs/performance.md` §23) the forward fill was certified in 91% of the solves, the insertion in
+//! 2% more, and the network solved the other 7%; since the longest paths tolerate rounding (below,
+//! §25) the network solves 2.1%, whose guesses are really not optimal (by 1e-9 to 1e-3 of the cost).
 //!
 //! **The proof.** With prices `Π_k = Σ_{m ≥ k} π_m` (`π_m ≥ 0` the dual of prefix `m`, positive only
 //! where `S_m = C_m`) and `u_j` (chain `j`'s), the guess is optimal when every arc has reduced cost
