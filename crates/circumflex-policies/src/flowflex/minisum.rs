@@ -1395,6 +1395,41 @@ mod tests {
             }
             prop_assert_eq!(basis.counts.iter().sum::<u64>() + basis.filled, 3);
         }
+
+        /// At the engine soak's scale (up to 20 chains of up to four pseudo-jobs, odd works and
+        /// slopes, many chains per slot, so most prefixes are tight and chains straddle blocks:
+        /// the near-zero cycles the proof's longest paths tolerate, `fill::relax`): wherever the
+        /// fill is certified, its charges are the cold simplex's, and the plan is the cold one.
+        #[test]
+        fn a_certified_fill_is_the_cold_plan_at_scale(
+            slots in 1u32..=12,
+            parts in proptest::collection::vec(proptest::collection::vec((1u32..=97, 1u64..=12), 1..5), 1..=20),
+            slopes in proptest::collection::vec(1u32..=30, 20),
+        ) {
+            let chains: Vec<PseudoChain> = parts
+                .iter()
+                .map(|c| chain(&c.iter().map(|&(w, b)| (f64::from(w) * 0.37, b.min(u64::from(slots)))).collect::<Vec<_>>()))
+                .collect();
+            let costs: Vec<Penalty> = slopes[..chains.len()].iter().map(|&w| linear(f64::from(w) * 0.3)).collect();
+            let thetas = [0.3, 0.5, 0.7];
+            let grid = geometric_grid(&chains, slots, 1.5).unwrap();
+            let q: Vec<f64> = chains.iter().map(|c| chain_lower_bound(c, slots)).collect();
+            let volumes: Vec<f64> = chains.iter().map(PseudoChain::volume).collect();
+            let mut fill = ForwardFill::default();
+            let cold = minisum_for_planning(&chains, &costs, slots, grid.clone(), &thetas).unwrap();
+            if fill.certify(&q, &volumes, slots, &grid, &costs, &thetas) {
+                let delta = 1e-9 * volumes.iter().sum::<f64>().max(1.0);
+                for (j, row) in cold.charged.iter().enumerate() {
+                    for (k, &c) in row.iter().enumerate() {
+                        let x = fill.charges()[j * grid.len() + k];
+                        prop_assert!((x - c).abs() <= delta, "chain {j} interval {k}: fill {x}, simplex {c}");
+                    }
+                }
+            }
+            let keys: Vec<u64> = (0..chains.len() as u64).collect();
+            let planned = minisum_for_planning_from(&chains, &costs, slots, grid, &thetas, &keys, &mut PlanningBasis::default()).unwrap();
+            same_plan(&planned, &cold)?;
+        }
     }
 
     /// Session 17's `round_into` (before the one-pass crossings, the counting sort and the
