@@ -71,7 +71,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
-use super::chain::PseudoChain;
+use super::chain::{ChainScratch, PseudoChain};
 use super::flow::{Flow, FlowJob};
 use super::minisum::PlanningBasis;
 use crate::flex::metrics::{Aggregate, JobFacts, Objective, Penalty};
@@ -557,11 +557,13 @@ fn build_flows(
 }
 
 /// The validated flow of `spec` (a cyclic adjacency is the submitter's error: its jobs are then
-/// planned without its edges).
-fn validated(spec: &FlowSpec, capacity: u32) -> Result<Flow> {
+/// planned without its edges), and whether it was built on the spec's edges and cost (then
+/// [`Flow::renew`] gives it for any spec of the same edges and job count).
+fn validated(spec: &FlowSpec, capacity: u32) -> Result<(Flow, bool)> {
     Flow::new(spec.jobs.clone(), &spec.edges, spec.cost.clone(), capacity)
-        .or_else(|_| Flow::new(spec.jobs.clone(), &[], spec.cost.clone(), capacity))
-        .or_else(|_| Flow::new(spec.jobs.clone(), &[], Penalty::Zero, capacity))
+        .map(|flow| (flow, true))
+        .or_else(|_| Flow::new(spec.jobs.clone(), &[], spec.cost.clone(), capacity).map(|flow| (flow, false)))
+        .or_else(|_| Flow::new(spec.jobs.clone(), &[], Penalty::Zero, capacity).map(|flow| (flow, false)))
 }
 
 /// One pool's Stage 1-3 result: per flow (index into the plan's views) its jobs' pieces, and the
@@ -590,6 +592,12 @@ impl PoolSchedule {
 /// from here instead of running Stage 1 again. Exact: an entry is reused only on equal bits, a key
 /// (a hash of the flow id) only finds the candidate (`plans_equal_a_fresh_policys` and
 /// `arrivals_and_departures_plan_as_a_fresh_policy` pin it).
+///
+/// The common change is cheaper still: a flow whose jobs progressed (its work, parallelism or cost
+/// moved) but whose structure did not (the same job count and edges, validated on them) has its
+/// kept entry renewed in place ([`Flow::renew`], [`PseudoChain::rebuild`]: the same values as
+/// validating and running Stage 1 afresh, bit for bit, reusing the entry's vectors;
+/// `renewed_stage1_is_a_fresh_one` pins it). A singleton flow costs a handful of float operations.
 #[derive(Clone, Debug, Default)]
 struct Stage1 {
     /// The capacity the entries were validated for.
@@ -597,13 +605,21 @@ struct Stage1 {
     /// Per flow of the last successful run (aligned with its `specs`): flow and chain.
     flows: Vec<Flow>,
     chains: Vec<PseudoChain>,
+    /// Per flow: whether it was validated on its spec's edges and cost (`validated`), and its
+    /// precedence's topological order (what renewing it needs).
+    orders: Vec<(bool, Vec<usize>)>,
     /// `(key, index)` of those flows, sorted: the lookup.
     by_key: Vec<(u64, usize)>,
-    /// Flows whose Stage 1 was reused, and run (tests and probes).
-    counts: [u64; 2],
+    /// Flows whose Stage 1 was reused, renewed and run (tests and probes).
+    counts: [u64; 3],
     /// The last run's entries while a run looks them up (a scratch, empty between runs).
-    old: Vec<Option<(Flow, PseudoChain)>>,
+    old: Vec<Option<Stage1Entry>>,
+    /// [`PseudoChain::rebuild`]'s scratch.
+    chain: ChainScratch,
 }
+
+/// One flow's kept Stage 1 ([`Stage1`]'s vectors, entry by entry).
+type Stage1Entry = (Flow, PseudoChain, (bool, Vec<usize>));
 
 impl Stage1 {
     /// Stage 1 of `specs` (`keys` name the flows) on `capacity` slots into `self.flows` and
@@ -613,32 +629,58 @@ impl Stage1 {
         let reusable = self.capacity == capacity && last.len() == self.flows.len();
         let mut old = std::mem::take(&mut self.old);
         old.clear();
-        old.extend(self.flows.drain(..).zip(self.chains.drain(..)).map(Some));
+        old.extend(
+            self.flows
+                .drain(..)
+                .zip(self.chains.drain(..))
+                .zip(self.orders.drain(..))
+                .map(|((f, c), o)| Some((f, c, o))),
+        );
         if !reusable {
             self.by_key.clear();
         }
         self.capacity = capacity;
         self.flows.reserve(specs.len());
         self.chains.reserve(specs.len());
+        self.orders.reserve(specs.len());
         for (j, spec) in specs.iter().enumerate() {
             let key = keys.get(j).copied().unwrap_or(0);
             let found = self.by_key.binary_search_by_key(&key, |&(k, _)| k).ok().map(|i| self.by_key[i].1);
-            let reused = found.and_then(|i| if last[i].same_bits(spec) { old[i].take() } else { None });
-            let (flow, chain) = match reused {
-                Some(entry) => {
+            // The kept entry, if its flow's input is the same bit for bit, or renewed in place if
+            // only its jobs and cost moved on the same edges.
+            let kept = found.filter(|&i| old[i].is_some()).and_then(|i| {
+                if last[i].same_bits(spec) {
                     self.counts[0] += 1;
-                    entry
+                    return old[i].take();
                 }
+                let on_edges = old[i].as_ref().is_some_and(|entry| entry.2 .0);
+                if !(on_edges && last[i].edges == spec.edges && last[i].jobs.len() == spec.jobs.len()) {
+                    return None;
+                }
+                let (mut flow, mut chain, order) = old[i].take()?;
+                if !flow.renew(&spec.jobs, &spec.cost, capacity) {
+                    return None;
+                }
+                chain.rebuild(&flow, &order.1, &mut self.chain);
+                self.counts[1] += 1;
+                Some((flow, chain, order))
+            });
+            let (flow, chain, order) = match kept {
+                Some(entry) => entry,
                 None => {
-                    self.counts[1] += 1;
+                    self.counts[2] += 1;
                     match validated(spec, capacity) {
-                        Ok(flow) if flow.jobs().iter().all(|job| job.max_parallelism <= capacity) => {
-                            let chain = PseudoChain::from_flow(&flow);
-                            (flow, chain)
+                        Ok((flow, on_edges)) if flow.jobs().iter().all(|job| job.max_parallelism <= capacity) => {
+                            // `Flow::new` rejected cycles, so the order covers every job.
+                            let order = flow.precedence().topological_order().unwrap_or_default();
+                            let mut chain = PseudoChain { pseudo_jobs: Vec::new() };
+                            chain.rebuild(&flow, &order, &mut self.chain);
+                            (flow, chain, (on_edges, order))
                         }
                         _ => {
                             self.flows.clear();
                             self.chains.clear();
+                            self.orders.clear();
                             self.by_key.clear();
                             old.clear();
                             self.old = old;
@@ -649,6 +691,7 @@ impl Stage1 {
             };
             self.flows.push(flow);
             self.chains.push(chain);
+            self.orders.push(order);
         }
         self.by_key.clear();
         self.by_key.extend(keys.iter().take(specs.len()).enumerate().map(|(i, &k)| (k, i)));
@@ -1090,6 +1133,149 @@ mod tests {
         later[1].phase_mut(Phase::Map).running += 1;
         policy.plan(&Snapshot::new(12_000, shared(6), &later, &active));
         assert_eq!(policy.solved[0].solves, 2);
+    }
+
+    /// A random flow input for Stage 1: up to 6 jobs with random edges (forward ones, and now and
+    /// then a backward one: a cycle, or a self-loop), work down to the least subnormal (so `s/δ`
+    /// may underflow) and now and then 0 (invalid), `δ` now and then 7 (above a small pool's capacity: invalid),
+    /// and a cost of every kind, now and then invalid (a negative slope, decreasing steps).
+    fn arb_flow_spec() -> impl Strategy<Value = FlowSpec> {
+        (1usize..=6)
+            .prop_flat_map(|n| {
+                let work = prop_oneof![40 => 1u32..40, 1 => Just(0u32)].prop_map(|w| f64::from(w) * 0.25);
+                // 0 (invalid), or tiny: the least subnormal (`s/δ` underflows to 0 for `δ > 1`).
+                let tiny = prop_oneof![19 => Just(None), 1 => Just(Some(f64::from_bits(1)))];
+                let width = prop_oneof![40 => 1u32..=3, 1 => Just(7u32)];
+                let jobs = proptest::collection::vec((work, tiny, width), n);
+                let edges = proptest::collection::vec((0..n, 0..n, 0u8..12), 0..=n * 2);
+                (jobs, edges, arb_cost())
+            })
+            .prop_map(|(jobs, edges, cost)| FlowSpec {
+                jobs: jobs
+                    .into_iter()
+                    .map(|(w, t, d)| FlowJob { work: t.filter(|_| w > 0.0).unwrap_or(w), max_parallelism: d })
+                    .collect(),
+                // Mostly forward edges (a DAG); a backward edge or a self-loop one time in twelve.
+                edges: edges
+                    .into_iter()
+                    .filter_map(|(a, b, c)| if c == 0 { Some((b, a)) } else { (a < b).then_some((a, b)) })
+                    .collect(),
+                cost,
+            })
+    }
+
+    fn arb_cost() -> impl Strategy<Value = Penalty> {
+        let slope =
+            prop_oneof![40 => 0u32..5, 1 => Just(99u32)].prop_map(|s| if s == 99 { -1.0 } else { f64::from(s) * 0.5 });
+        prop_oneof![
+            (slope.clone(), -3i32..=0).prop_map(|(slope, o)| Penalty::Linear { slope, origin: f64::from(o) }),
+            (slope, -3i32..5).prop_map(|(slope, d)| Penalty::Tardiness { slope, due: f64::from(d) }),
+            proptest::collection::vec((0u32..5, 0u32..5), 0..4)
+                .prop_map(|v| Penalty::Steps(v.into_iter().map(|(d, c)| (f64::from(d), f64::from(c))).collect())),
+            Just(Penalty::Zero),
+        ]
+    }
+
+    /// What a plan may do to one flow's input since the last: nothing, move its jobs' work and
+    /// `δ` (as progress does; or to another flow's job's values, so that breakpoints meet and part,
+    /// and tiny or invalid values come and go), change its cost, or replace it.
+    fn changed(spec: &FlowSpec, change: u8, seed: u32, other: &FlowSpec) -> FlowSpec {
+        let mut next = spec.clone();
+        match change % 5 {
+            0 => {}
+            1 | 2 => {
+                for (i, job) in next.jobs.iter_mut().enumerate() {
+                    let theirs = other.jobs[i % other.jobs.len()];
+                    match (seed >> (2 * (i % 16))) & 3 {
+                        0 => {}
+                        1 => job.work = (job.work - 0.25).max(0.25),
+                        2 => job.work = theirs.work,
+                        _ => *job = theirs,
+                    }
+                }
+            }
+            3 => next.cost = other.cost.clone(),
+            _ => next = other.clone(),
+        }
+        next
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(1024))]
+        /// Stage 1 kept across plans (reused on equal bits, renewed in place when only the jobs and
+        /// cost moved, run afresh otherwise) gives exactly `validated` + `PseudoChain::from_flow` on
+        /// every plan's input, over random flows with edges, random changes, arrivals, departures,
+        /// reorderings, colliding keys and capacity changes; and it fails exactly when one flow fails.
+        #[test]
+        fn renewed_stage1_is_a_fresh_one(
+            initial in proptest::collection::vec(arb_flow_spec(), 1..5),
+            others in proptest::collection::vec(arb_flow_spec(), 8),
+            steps in proptest::collection::vec((proptest::collection::vec((0u8..5, any::<u32>()), 6), 0u8..8, 3u32..7), 1..6),
+        ) {
+            let mut stage1 = Stage1::default();
+            let mut flows: Vec<(u64, FlowSpec)> = initial.into_iter().enumerate().map(|(i, s)| (i as u64, s)).collect();
+            let mut last: Vec<FlowSpec> = Vec::new();
+            let mut next_id = flows.len() as u64;
+            let mut capacity = 6;
+            for (step, (changes, event, cap)) in steps.iter().enumerate() {
+                for (f, (_, spec)) in flows.iter_mut().enumerate() {
+                    let (change, seed) = changes[f % changes.len()];
+                    *spec = changed(spec, change, seed, &others[(f + step) % others.len()]);
+                }
+                match event {
+                    0 => {
+                        flows.push((next_id, others[step % others.len()].clone()));
+                        next_id += 1;
+                    }
+                    1 if flows.len() > 1 => {
+                        flows.remove(step % flows.len());
+                    }
+                    2 => flows.reverse(),
+                    3 => capacity = *cap,
+                    _ => {}
+                }
+                // Keys collide now and then (a hash collision costs only speed).
+                let keys: Vec<u64> = flows.iter().map(|(id, _)| id % 5).collect();
+                let specs: Vec<FlowSpec> = flows.iter().map(|(_, s)| s.clone()).collect();
+                let ok = stage1.run(&last, &specs, &keys, capacity);
+                let fresh: Vec<Option<Flow>> = specs
+                    .iter()
+                    .map(|s| validated(s, capacity).ok().map(|(f, _)| f).filter(|f| f.jobs().iter().all(|j| j.max_parallelism <= capacity)))
+                    .collect();
+                prop_assert_eq!(ok, fresh.iter().all(Option::is_some), "step {}", step);
+                if ok {
+                    prop_assert_eq!(stage1.flows.len(), specs.len());
+                    for (j, flow) in fresh.iter().enumerate() {
+                        let flow = flow.as_ref().unwrap();
+                        prop_assert_eq!(&stage1.flows[j], flow, "step {} flow {}", step, j);
+                        prop_assert_eq!(&stage1.chains[j], &PseudoChain::from_flow(flow), "step {} flow {}", step, j);
+                    }
+                    last = specs;
+                } else {
+                    prop_assert!(stage1.flows.is_empty() && stage1.chains.is_empty() && stage1.orders.is_empty());
+                    // As `PoolSolve` does: the failed input becomes the last.
+                    last = specs;
+                }
+            }
+        }
+    }
+
+    /// A singleton flow whose job progressed is renewed in place, not validated again.
+    #[test]
+    fn a_progressing_singleton_is_renewed() {
+        let spec = |work: f64| FlowSpec {
+            jobs: vec![FlowJob { work, max_parallelism: 3 }],
+            edges: Vec::new(),
+            cost: Penalty::Linear { slope: 1.0, origin: 0.0 },
+        };
+        let mut stage1 = Stage1::default();
+        assert!(stage1.run(&[], &[spec(5.0)], &[7], 4));
+        assert!(stage1.run(&[spec(5.0)], &[spec(4.5)], &[7], 4));
+        assert!(stage1.run(&[spec(4.5)], &[spec(4.5)], &[7], 4));
+        assert_eq!(stage1.counts, [1, 1, 1]);
+        let fresh = validated(&spec(4.5), 4).unwrap().0;
+        assert_eq!(stage1.chains[0], PseudoChain::from_flow(&fresh));
+        assert_eq!(stage1.flows[0], fresh);
     }
 
     #[test]
