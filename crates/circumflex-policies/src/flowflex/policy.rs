@@ -404,25 +404,38 @@ fn job_total_work(job: &JobState) -> f64 {
     Phase::ALL.iter().map(|&ph| job.total_work(ph)).sum()
 }
 
-/// The flow's cost facts (module docs), with `volume` its estimated total work in slot-ms.
+/// The flow's cost facts (module docs), with `volume` its estimated total work in slot-ms. One pass
+/// over the live jobs, looking each up once, with no vector (issue 20): the same folds in the same
+/// order as one per fact.
 fn flow_facts(snapshot: &Snapshot<'_>, view: &FlowView, volume: f64, capacity: u32) -> JobFacts {
-    let jobs: Vec<&JobState> = view.known.iter().map(|&id| snapshot.job(id)).collect();
     let ended = &view.ended;
-    let ended_submit = (ended.count > 0).then_some(ended.earliest_submit);
-    let arrival = jobs.iter().map(|j| j.spec.submit_ms).chain(ended_submit).min().unwrap_or(snapshot.now) as f64;
-    let weight = jobs.iter().map(|j| j.spec.weight).fold(ended.weight.max(f64::MIN_POSITIVE), f64::max);
-    let deadline = jobs.iter().filter_map(|j| j.spec.deadline_ms).chain(ended.deadline).max().map(|d| d as f64);
+    let mut arrival = (ended.count > 0).then_some(ended.earliest_submit);
+    let mut weight = ended.weight.max(f64::MIN_POSITIVE);
+    let mut deadline = ended.deadline;
     // Ended jobs were submitted before the live ones: theirs is the first SLA.
-    let sla = ended
-        .sla
-        .clone()
-        .or_else(|| {
-            jobs.iter()
-                .find(|j| !j.spec.sla.is_empty())
-                .map(|j| j.spec.sla.iter().map(|s| (s.deadline_ms as f64, s.penalty)).collect())
-        })
-        .unwrap_or_default();
-    JobFacts { arrival, weight, deadline, sla, isolated: (volume / f64::from(capacity.max(1))).max(1.0), tail: 0.0 }
+    let mut sla: Option<&JobState> = None;
+    for &id in &view.known {
+        let job = snapshot.job(id);
+        arrival = Some(arrival.map_or(job.spec.submit_ms, |a| a.min(job.spec.submit_ms)));
+        weight = weight.max(job.spec.weight);
+        deadline = deadline.max(job.spec.deadline_ms);
+        if sla.is_none() && !job.spec.sla.is_empty() {
+            sla = Some(job);
+        }
+    }
+    let sla = match (&ended.sla, sla) {
+        (Some(steps), _) => steps.clone(),
+        (None, Some(job)) => job.spec.sla.iter().map(|s| (s.deadline_ms as f64, s.penalty)).collect(),
+        (None, None) => Vec::new(),
+    };
+    JobFacts {
+        arrival: arrival.unwrap_or(snapshot.now) as f64,
+        weight,
+        deadline: deadline.map(|d| d as f64),
+        sla,
+        isolated: (volume / f64::from(capacity.max(1))).max(1.0),
+        tail: 0.0,
+    }
 }
 
 /// The penalty in planning units (seconds from `now`).
@@ -519,16 +532,21 @@ fn build_flows(
     specs.truncate(views.len());
     costs.clear();
     for (f, view) in views.iter().enumerate() {
-        let submitted = view.known.iter().map(|&id| snapshot.job(id));
         let ended = &view.ended;
-        let mean_work = (submitted.clone().map(job_total_work).sum::<f64>() + ended.work)
-            / (view.known.len() + ended.count as usize).max(1) as f64;
-        let widest = submitted
-            .map(|j| slot_bounds(j, pool.capacity).1.min(j.spec.maps.tasks.max(j.spec.reduces.tasks)))
-            .chain((ended.count > 0).then_some(ended.widest.min(pool.capacity)))
-            .max()
-            .unwrap_or(1)
-            .max(1);
+        // A future node's work and width, computed only for a flow that has one (not for a
+        // singleton flow, the common case).
+        let future = view.nodes.iter().any(|node| node.job.is_none()).then(|| {
+            let submitted = view.known.iter().map(|&id| snapshot.job(id));
+            let mean_work = (submitted.clone().map(job_total_work).sum::<f64>() + ended.work)
+                / (view.known.len() + ended.count as usize).max(1) as f64;
+            let widest = submitted
+                .map(|j| slot_bounds(j, pool.capacity).1.min(j.spec.maps.tasks.max(j.spec.reduces.tasks)))
+                .chain((ended.count > 0).then_some(ended.widest.min(pool.capacity)))
+                .max()
+                .unwrap_or(1)
+                .max(1);
+            FlowJob { work: (mean_work / UNIT_MS).max(1e-3), max_parallelism: widest.min(pool.capacity) }
+        });
         if specs.len() == f {
             specs.push(FlowSpec { jobs: Vec::new(), edges: Vec::new(), cost: Penalty::Zero });
         }
@@ -540,7 +558,8 @@ fn build_flows(
                 let work: f64 = Phase::ALL.iter().map(|&ph| job.remaining_work(ph)).sum();
                 FlowJob { work: (work / UNIT_MS).max(1e-3), max_parallelism: job_parallelism(job, pool) }
             }
-            None => FlowJob { work: (mean_work / UNIT_MS).max(1e-3), max_parallelism: widest.min(pool.capacity) },
+            // A node with no job made `future` `Some`.
+            None => future.unwrap_or(FlowJob { work: 1e-3, max_parallelism: 1 }),
         }));
         let volume = spec.jobs.iter().map(|j| j.work * UNIT_MS).sum::<f64>() + ended.work;
         spec.edges.clear();
