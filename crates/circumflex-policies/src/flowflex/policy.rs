@@ -608,7 +608,8 @@ impl PoolSchedule {
 /// validated [`Flow`] and its pseudo-chain are a function of its [`FlowSpec`] and the pool's
 /// capacity alone, so a flow whose input is the same bit for bit as in the last plan (a flow none
 /// of whose jobs made progress; an arrival or a departure changes only its own flow) takes them
-/// from here instead of running Stage 1 again. Exact: an entry is reused only on equal bits, a key
+/// from here instead of running Stage 1 again (after a change of the pool's capacity too, once its
+/// jobs' `δ` fit). Exact: an entry is reused only on equal bits, a key
 /// (a hash of the flow id) only finds the candidate (`plans_equal_a_fresh_policys` and
 /// `arrivals_and_departures_plan_as_a_fresh_policy` pin it).
 ///
@@ -619,7 +620,7 @@ impl PoolSchedule {
 /// `renewed_stage1_is_a_fresh_one` pins it). A singleton flow costs a handful of float operations.
 #[derive(Clone, Debug, Default)]
 struct Stage1 {
-    /// The capacity the entries were validated for.
+    /// The capacity of the last run (the entries passed its `δ ≤ capacity`).
     capacity: u32,
     /// Per flow of the last successful run (aligned with its `specs`): flow and chain.
     flows: Vec<Flow>,
@@ -645,7 +646,10 @@ impl Stage1 {
     /// `self.chains`, reusing the entries of the last run, whose inputs were `last`. `false` when a
     /// flow fails validation (as `Instance::new` would fail; nothing is kept then).
     fn run(&mut self, last: &[FlowSpec], specs: &[FlowSpec], keys: &[u64], capacity: u32) -> bool {
-        let reusable = self.capacity == capacity && last.len() == self.flows.len();
+        // A flow's validation depends on the capacity only through `δ ≤ capacity`: across a change
+        // of capacity (a node lost or added) the entries stay usable once their jobs pass it.
+        let reusable = last.len() == self.flows.len();
+        let recapped = self.capacity != capacity;
         let mut old = std::mem::take(&mut self.old);
         old.clear();
         old.extend(
@@ -668,7 +672,8 @@ impl Stage1 {
             // The kept entry, if its flow's input is the same bit for bit, or renewed in place if
             // only its jobs and cost moved on the same edges.
             let kept = found.filter(|&i| old[i].is_some()).and_then(|i| {
-                if last[i].same_bits(spec) {
+                let fits = |entry: &Stage1Entry| entry.0.jobs().iter().all(|job| job.max_parallelism <= capacity);
+                if last[i].same_bits(spec) && (!recapped || old[i].as_ref().is_some_and(fits)) {
                     self.counts[0] += 1;
                     return old[i].take();
                 }
@@ -1156,15 +1161,15 @@ mod tests {
 
     /// A random flow input for Stage 1: up to 6 jobs with random edges (forward ones, and now and
     /// then a backward one: a cycle, or a self-loop), work down to the least subnormal (so `s/δ`
-    /// may underflow) and now and then 0 (invalid), `δ` now and then 7 (above a small pool's capacity: invalid),
-    /// and a cost of every kind, now and then invalid (a negative slope, decreasing steps).
+    /// may underflow) and now and then 0 (invalid), `δ` now and then above some capacities (4 to 6)
+    /// or all (7), and a cost of every kind, now and then invalid (a negative slope, decreasing steps).
     fn arb_flow_spec() -> impl Strategy<Value = FlowSpec> {
         (1usize..=6)
             .prop_flat_map(|n| {
                 let work = prop_oneof![40 => 1u32..40, 1 => Just(0u32)].prop_map(|w| f64::from(w) * 0.25);
                 // 0 (invalid), or tiny: the least subnormal (`s/δ` underflows to 0 for `δ > 1`).
                 let tiny = prop_oneof![19 => Just(None), 1 => Just(Some(f64::from_bits(1)))];
-                let width = prop_oneof![40 => 1u32..=3, 1 => Just(7u32)];
+                let width = prop_oneof![40 => 1u32..=3, 2 => 4u32..=6, 1 => Just(7u32)];
                 let jobs = proptest::collection::vec((work, tiny, width), n);
                 let edges = proptest::collection::vec((0..n, 0..n, 0u8..12), 0..=n * 2);
                 (jobs, edges, arb_cost())
