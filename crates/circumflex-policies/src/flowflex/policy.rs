@@ -628,7 +628,8 @@ struct Stage1 {
     /// Per flow: whether it was validated on its spec's edges and cost (`validated`), and its
     /// precedence's topological order (what renewing it needs).
     orders: Vec<(bool, Vec<usize>)>,
-    /// `(key, index)` of those flows, sorted: the lookup.
+    /// Their keys, in order, and `(key, index)` of them, sorted: the lookup.
+    keys: Vec<u64>,
     by_key: Vec<(u64, usize)>,
     /// Flows whose Stage 1 was reused, renewed and run (tests and probes).
     counts: [u64; 3],
@@ -650,6 +651,26 @@ impl Stage1 {
         // of capacity (a node lost or added) the entries stay usable once their jobs pass it.
         let reusable = last.len() == self.flows.len();
         let recapped = self.capacity != capacity;
+        self.capacity = capacity;
+        if reusable && specs.len() == last.len() && keys.get(..specs.len()) == Some(&self.keys[..]) {
+            // The same flows in the same order as the last run (no arrival, departure or
+            // reordering): each entry is kept, renewed or replaced where it is, and the lookup
+            // stands.
+            for (j, spec) in specs.iter().enumerate() {
+                let (flow, chain, order) = (&mut self.flows[j], &mut self.chains[j], &self.orders[j]);
+                if keep(flow, chain, order, &last[j], spec, capacity, recapped, &mut self.chain, &mut self.counts) {
+                    continue;
+                }
+                self.counts[2] += 1;
+                match fresh(spec, capacity, &mut self.chain) {
+                    Some((flow, chain, order)) => {
+                        (self.flows[j], self.chains[j], self.orders[j]) = (flow, chain, order);
+                    }
+                    None => return self.fail(),
+                }
+            }
+            return true;
+        }
         let mut old = std::mem::take(&mut self.old);
         old.clear();
         old.extend(
@@ -662,7 +683,6 @@ impl Stage1 {
         if !reusable {
             self.by_key.clear();
         }
-        self.capacity = capacity;
         self.flows.reserve(specs.len());
         self.chains.reserve(specs.len());
         self.orders.reserve(specs.len());
@@ -671,60 +691,99 @@ impl Stage1 {
             let found = self.by_key.binary_search_by_key(&key, |&(k, _)| k).ok().map(|i| self.by_key[i].1);
             // The kept entry, if its flow's input is the same bit for bit, or renewed in place if
             // only its jobs and cost moved on the same edges.
-            let kept = found.filter(|&i| old[i].is_some()).and_then(|i| {
-                let fits = |entry: &Stage1Entry| entry.0.jobs().iter().all(|job| job.max_parallelism <= capacity);
-                if last[i].same_bits(spec) && (!recapped || old[i].as_ref().is_some_and(fits)) {
-                    self.counts[0] += 1;
-                    return old[i].take();
-                }
-                let on_edges = old[i].as_ref().is_some_and(|entry| entry.2 .0);
-                if !(on_edges && last[i].edges == spec.edges && last[i].jobs.len() == spec.jobs.len()) {
-                    return None;
-                }
+            let kept = found.and_then(|i| {
                 let (mut flow, mut chain, order) = old[i].take()?;
-                if !flow.renew(&spec.jobs, &spec.cost, capacity) {
-                    return None;
-                }
-                chain.rebuild(&flow, &order.1, &mut self.chain);
-                self.counts[1] += 1;
-                Some((flow, chain, order))
+                let kept = keep(
+                    &mut flow,
+                    &mut chain,
+                    &order,
+                    &last[i],
+                    spec,
+                    capacity,
+                    recapped,
+                    &mut self.chain,
+                    &mut self.counts,
+                );
+                kept.then_some((flow, chain, order))
             });
-            let (flow, chain, order) = match kept {
-                Some(entry) => entry,
-                None => {
-                    self.counts[2] += 1;
-                    match validated(spec, capacity) {
-                        Ok((flow, on_edges)) if flow.jobs().iter().all(|job| job.max_parallelism <= capacity) => {
-                            // `Flow::new` rejected cycles, so the order covers every job.
-                            let order = flow.precedence().topological_order().unwrap_or_default();
-                            let mut chain = PseudoChain { pseudo_jobs: Vec::new() };
-                            chain.rebuild(&flow, &order, &mut self.chain);
-                            (flow, chain, (on_edges, order))
-                        }
-                        _ => {
-                            self.flows.clear();
-                            self.chains.clear();
-                            self.orders.clear();
-                            self.by_key.clear();
-                            old.clear();
-                            self.old = old;
-                            return false;
-                        }
-                    }
-                }
+            let entry = kept.or_else(|| {
+                self.counts[2] += 1;
+                fresh(spec, capacity, &mut self.chain)
+            });
+            let Some((flow, chain, order)) = entry else {
+                old.clear();
+                self.old = old;
+                return self.fail();
             };
             self.flows.push(flow);
             self.chains.push(chain);
             self.orders.push(order);
         }
+        self.keys.clear();
+        self.keys.extend(keys.iter().take(specs.len()));
         self.by_key.clear();
-        self.by_key.extend(keys.iter().take(specs.len()).enumerate().map(|(i, &k)| (k, i)));
+        self.by_key.extend(self.keys.iter().enumerate().map(|(i, &k)| (k, i)));
         // A duplicate key (a hash collision) finds one of its flows: the bits decide.
         self.by_key.sort_unstable();
         old.clear();
         self.old = old;
         true
     }
+
+    /// A failed run: nothing is kept.
+    fn fail(&mut self) -> bool {
+        self.flows.clear();
+        self.chains.clear();
+        self.orders.clear();
+        self.keys.clear();
+        self.by_key.clear();
+        false
+    }
+}
+
+/// Brings a kept Stage 1 entry, built from `last`, to `spec` on `capacity` slots (`recapped`: not
+/// the last run's) where it is: kept on equal bits (if its jobs fit the capacity), renewed in place
+/// if only the jobs and cost moved on the same edges; `false` (the entry unchanged) when neither
+/// gives exactly what [`fresh`] would.
+#[allow(clippy::too_many_arguments)]
+fn keep(
+    flow: &mut Flow,
+    chain: &mut PseudoChain,
+    order: &(bool, Vec<usize>),
+    last: &FlowSpec,
+    spec: &FlowSpec,
+    capacity: u32,
+    recapped: bool,
+    scratch: &mut ChainScratch,
+    counts: &mut [u64; 3],
+) -> bool {
+    if last.same_bits(spec) && (!recapped || flow.jobs().iter().all(|job| job.max_parallelism <= capacity)) {
+        counts[0] += 1;
+        return true;
+    }
+    if order.0
+        && last.edges == spec.edges
+        && last.jobs.len() == spec.jobs.len()
+        && flow.renew(&spec.jobs, &spec.cost, capacity)
+    {
+        chain.rebuild(flow, &order.1, scratch);
+        counts[1] += 1;
+        return true;
+    }
+    false
+}
+
+/// Stage 1 of `spec` on `capacity` slots from scratch; `None` when it fails validation.
+fn fresh(spec: &FlowSpec, capacity: u32, scratch: &mut ChainScratch) -> Option<Stage1Entry> {
+    let (flow, on_edges) = validated(spec, capacity).ok()?;
+    if !flow.jobs().iter().all(|job| job.max_parallelism <= capacity) {
+        return None;
+    }
+    // `Flow::new` rejected cycles, so the order covers every job.
+    let order = flow.precedence().topological_order().unwrap_or_default();
+    let mut chain = PseudoChain { pseudo_jobs: Vec::new() };
+    chain.rebuild(&flow, &order, scratch);
+    Some((flow, chain, (on_edges, order)))
 }
 
 /// Per-plan working vectors of one pool's solve, kept across plans (issue 20); no result depends
