@@ -49,7 +49,7 @@ impl PseudoJob {
 }
 
 /// A flow as a chain of pseudo-jobs `1 ≺ 2 ≺ … ≺ h`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct PseudoChain {
     /// The pseudo-jobs in chain (time) order.
     pub pseudo_jobs: Vec<PseudoJob>,

@@ -79,6 +79,12 @@ impl Flow {
         true
     }
 
+    /// A flow of no jobs, which [`Flow::new`] never gives: a placeholder for one moved out of a
+    /// kept vector (allocates nothing).
+    pub(crate) fn placeholder() -> Flow {
+        Flow { jobs: Vec::new(), precedence: Precedence::none(0), cost: Penalty::Zero }
+    }
+
     /// The jobs, indexed as given.
     pub fn jobs(&self) -> &[FlowJob] {
         &self.jobs

@@ -634,10 +634,13 @@ struct Stage1 {
     /// Flows whose Stage 1 was reused, renewed and run (tests and probes).
     counts: [u64; 3],
     /// The last run's entries while a run looks them up (a scratch, empty between runs).
-    old: Vec<Option<Stage1Entry>>,
+    old: Stage1Vecs,
     /// [`PseudoChain::rebuild`]'s scratch.
     chain: ChainScratch,
 }
+
+/// [`Stage1`]'s per-flow vectors: flows, chains, and whether on edges with the topological order.
+type Stage1Vecs = (Vec<Flow>, Vec<PseudoChain>, Vec<(bool, Vec<usize>)>);
 
 /// One flow's kept Stage 1 ([`Stage1`]'s vectors, entry by entry).
 type Stage1Entry = (Flow, PseudoChain, (bool, Vec<usize>));
@@ -671,15 +674,15 @@ impl Stage1 {
             }
             return true;
         }
-        let mut old = std::mem::take(&mut self.old);
-        old.clear();
-        old.extend(
-            self.flows
-                .drain(..)
-                .zip(self.chains.drain(..))
-                .zip(self.orders.drain(..))
-                .map(|((f, c), o)| Some((f, c, o))),
-        );
+        // The last run's entries move to `old` whole (the vectors swap); each found one moves
+        // once, into this run's place, leaving a placeholder (no jobs: no real flow has none).
+        let old = &mut self.old;
+        std::mem::swap(&mut self.flows, &mut old.0);
+        std::mem::swap(&mut self.chains, &mut old.1);
+        std::mem::swap(&mut self.orders, &mut old.2);
+        self.flows.clear();
+        self.chains.clear();
+        self.orders.clear();
         if !reusable {
             self.by_key.clear();
         }
@@ -691,28 +694,32 @@ impl Stage1 {
             let found = self.by_key.binary_search_by_key(&key, |&(k, _)| k).ok().map(|i| self.by_key[i].1);
             // The kept entry, if its flow's input is the same bit for bit, or renewed in place if
             // only its jobs and cost moved on the same edges.
-            let kept = found.and_then(|i| {
-                let (mut flow, mut chain, order) = old[i].take()?;
-                let kept = keep(
-                    &mut flow,
-                    &mut chain,
-                    &order,
-                    &last[i],
-                    spec,
-                    capacity,
-                    recapped,
-                    &mut self.chain,
-                    &mut self.counts,
-                );
-                kept.then_some((flow, chain, order))
+            let kept = found.filter(|&i| {
+                let (flows, chains, orders) = (&mut old.0, &mut old.1, &old.2);
+                !flows[i].jobs().is_empty()
+                    && keep(
+                        &mut flows[i],
+                        &mut chains[i],
+                        &orders[i],
+                        &last[i],
+                        spec,
+                        capacity,
+                        recapped,
+                        &mut self.chain,
+                        &mut self.counts,
+                    )
             });
-            let entry = kept.or_else(|| {
-                self.counts[2] += 1;
-                fresh(spec, capacity, &mut self.chain)
-            });
-            let Some((flow, chain, order)) = entry else {
-                old.clear();
-                self.old = old;
+            if let Some(i) = kept {
+                self.flows.push(std::mem::replace(&mut old.0[i], Flow::placeholder()));
+                self.chains.push(std::mem::take(&mut old.1[i]));
+                self.orders.push(std::mem::take(&mut old.2[i]));
+                continue;
+            }
+            self.counts[2] += 1;
+            let Some((flow, chain, order)) = fresh(spec, capacity, &mut self.chain) else {
+                old.0.clear();
+                old.1.clear();
+                old.2.clear();
                 return self.fail();
             };
             self.flows.push(flow);
@@ -725,8 +732,9 @@ impl Stage1 {
         self.by_key.extend(self.keys.iter().enumerate().map(|(i, &k)| (k, i)));
         // A duplicate key (a hash collision) finds one of its flows: the bits decide.
         self.by_key.sort_unstable();
-        old.clear();
-        self.old = old;
+        old.0.clear();
+        old.1.clear();
+        old.2.clear();
         true
     }
 
