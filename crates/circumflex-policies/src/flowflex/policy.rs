@@ -54,10 +54,12 @@
 //!   are unchanged; per pool the last Stages 1-3 input (every flow's jobs, edges and cost) and
 //!   schedule, reused when the next plan's input is the same bit for bit (`PoolSolve`); and per pool
 //!   and flow the last Stage 1 (validated flow and pseudo-chain), reused for a flow whose input is
-//!   the same bit for bit (`Stage1`: an arrival, a departure or a task's end changes one flow). For that,
-//!   minisum objectives drop a linear cost's constant term (`origin := 0`): it is a per-flow
-//!   constant, which changes no Stage 2 decision in exact arithmetic, and without it an epoch in
-//!   which no job of a pool progressed has the same input as the last (only `now` moved).
+//!   the same bit for bit (`Stage1`: an arrival, a departure or a task's end changes one flow), and
+//!   renewed in place, to the same values as a fresh Stage 1, for a flow whose jobs progressed on the
+//!   same edges (every flow with a running job; a singleton flow then costs a few float operations).
+//!   For that, minisum objectives drop a linear cost's constant term (`origin := 0`): it is a
+//!   per-flow constant, which changes no Stage 2 decision in exact arithmetic, and without it an
+//!   epoch in which no job of a pool progressed has the same input as the last (only `now` moved).
 //!   **Decision (issue 20):** the full solve is defined on these constant-free costs, so among
 //!   near-ties (floating-point noise) a plan may differ from one that kept the constant; the
 //!   reused schedule is exactly the full solve's.
