@@ -691,6 +691,8 @@ impl Stage1 {
         self.flows.reserve(specs.len());
         self.chains.reserve(specs.len());
         self.orders.reserve(specs.len());
+        // Cloning an empty flow is cheaper than building one.
+        let spare = Flow::placeholder();
         for (j, spec) in specs.iter().enumerate() {
             let key = keys.get(j).copied().unwrap_or(0);
             let found = self.by_key.binary_search_by_key(&key, |&(k, _)| k).ok().map(|i| self.by_key[i].1);
@@ -712,7 +714,7 @@ impl Stage1 {
                     )
             });
             if let Some(i) = kept {
-                self.flows.push(std::mem::replace(&mut old.0[i], Flow::placeholder()));
+                self.flows.push(std::mem::replace(&mut old.0[i], spare.clone()));
                 self.chains.push(std::mem::take(&mut old.1[i]));
                 self.orders.push(std::mem::take(&mut old.2[i]));
                 continue;
