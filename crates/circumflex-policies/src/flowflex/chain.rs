@@ -49,44 +49,105 @@ impl PseudoJob {
 }
 
 /// A flow as a chain of pseudo-jobs `1 ≺ 2 ≺ … ≺ h`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct PseudoChain {
     /// The pseudo-jobs in chain (time) order.
     pub pseudo_jobs: Vec<PseudoJob>,
 }
 
+/// [`PseudoChain::rebuild`]'s working vectors (kept by a caller that runs Stage 1 again; no result
+/// depends on what they held).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct ChainScratch {
+    starts: Vec<f64>,
+    finishes: Vec<f64>,
+    breakpoints: Vec<f64>,
+}
+
 impl PseudoChain {
     /// Stage 1 on one flow.
     pub fn from_flow(flow: &Flow) -> PseudoChain {
-        let starts = flow.asap_starts();
-        let finishes: Vec<f64> =
-            starts.iter().enumerate().map(|(i, b)| b + flow.duration_at_full_parallelism(i)).collect();
-        let mut breakpoints: Vec<f64> = starts.iter().chain(finishes.iter()).copied().collect();
-        breakpoints.sort_by(f64::total_cmp);
+        let mut chain = PseudoChain { pseudo_jobs: Vec::new() };
+        // `Flow::new` rejected cycles, so the order covers every job.
+        let order = flow.precedence().topological_order().unwrap_or_default();
+        chain.rebuild(flow, &order, &mut ChainScratch::default());
+        chain
+    }
+
+    /// Stage 1 on `flow` into `self`, reusing its vectors (those of its pseudo-jobs too; issue 20):
+    /// afterwards `self` is exactly `PseudoChain::from_flow(flow)` when `order` is the flow's
+    /// [`crate::flex::precedence::Precedence::topological_order`] (the only Stage 1 there is:
+    /// `from_flow` runs this).
+    pub(crate) fn rebuild(&mut self, flow: &Flow, order: &[usize], scratch: &mut ChainScratch) {
+        let jobs = flow.jobs();
+        if let ([job], [0]) = (jobs, order) {
+            // A singleton flow (every plain MapReduce job): the general case below on one job, the
+            // same values (the same expressions, but for a ratio that is exactly 1), without its
+            // vectors.
+            let (start, finish) = (0.0f64, 0.0 + flow.duration_at_full_parallelism(0));
+            self.pseudo_jobs.truncate(1);
+            // Breakpoints 0 and `finish` (`> 0` unless `s/δ` underflowed: then there are none).
+            if finish.total_cmp(&start).is_eq() {
+                self.pseudo_jobs.clear();
+                return;
+            }
+            let portion = Portion {
+                job: 0,
+                max_parallelism: job.max_parallelism,
+                // `s · ((f − 0) / (f − 0))`: `f` is finite and `> 0`, so the ratio is exactly 1.
+                work: job.work,
+            };
+            match self.pseudo_jobs.first_mut() {
+                Some(k) => {
+                    k.portions.clear();
+                    k.portions.push(portion);
+                    (k.start, k.end, k.bound) = (start, finish, u64::from(job.max_parallelism));
+                }
+                None => self.pseudo_jobs.push(PseudoJob {
+                    start,
+                    end: finish,
+                    bound: u64::from(job.max_parallelism),
+                    portions: vec![portion],
+                }),
+            }
+            return;
+        }
+        let ChainScratch { starts, finishes, breakpoints } = scratch;
+        flow.asap_starts_into(order, starts);
+        finishes.clear();
+        finishes.extend(starts.iter().enumerate().map(|(i, b)| b + flow.duration_at_full_parallelism(i)));
+        breakpoints.clear();
+        breakpoints.extend(starts.iter().chain(finishes.iter()).copied());
+        // `total_cmp` equates only equal bits, so the unstable sort (no allocation) gives the
+        // stable one's order.
+        breakpoints.sort_unstable_by(f64::total_cmp);
         breakpoints.dedup();
-        let mut pseudo_jobs = Vec::with_capacity(breakpoints.len().saturating_sub(1));
+        let mut used = 0;
         for window in breakpoints.windows(2) {
             let (start, end) = (window[0], window[1]);
-            let portions: Vec<Portion> = (0..flow.jobs().len())
-                .filter(|&i| starts[i] <= start && finishes[i] >= end)
-                .map(|i| {
-                    let job = flow.jobs()[i];
-                    Portion {
-                        job: i,
-                        max_parallelism: job.max_parallelism,
-                        work: job.work * ((end - start) / (finishes[i] - starts[i])),
-                    }
-                })
-                .collect();
+            if used == self.pseudo_jobs.len() {
+                self.pseudo_jobs.push(PseudoJob { start, end, bound: 0, portions: Vec::new() });
+            }
+            let k = &mut self.pseudo_jobs[used];
+            k.portions.clear();
+            k.portions.extend((0..jobs.len()).filter(|&i| starts[i] <= start && finishes[i] >= end).map(|i| {
+                let job = jobs[i];
+                Portion {
+                    job: i,
+                    max_parallelism: job.max_parallelism,
+                    work: job.work * ((end - start) / (finishes[i] - starts[i])),
+                }
+            }));
             // Cannot be empty (a critical chain runs back to back), but an empty set would be a
-            // zero-work pseudo-job, so skipping it is harmless.
-            if portions.is_empty() {
+            // zero-work pseudo-job, so skipping it is harmless (its entry is filled next).
+            if k.portions.is_empty() {
                 continue;
             }
-            let bound = portions.iter().map(|p| u64::from(p.max_parallelism)).sum();
-            pseudo_jobs.push(PseudoJob { start, end, bound, portions });
+            k.bound = k.portions.iter().map(|p| u64::from(p.max_parallelism)).sum();
+            (k.start, k.end) = (start, end);
+            used += 1;
         }
-        PseudoChain { pseudo_jobs }
+        self.pseudo_jobs.truncate(used);
     }
 
     /// Volume `V_j = Σ s(k)` (equal to the flow's volume).
@@ -164,6 +225,70 @@ pub(crate) mod tests {
                     jobs.into_iter().map(|(w, d)| FlowJob { work: f64::from(w) * 0.5, max_parallelism: d }).collect();
                 Flow::new(jobs, &edges, Penalty::Linear { slope: 1.0, origin: 0.0 }, slots).unwrap()
             })
+    }
+
+    /// Stage 1 as it was written before [`PseudoChain::rebuild`] (session 17): the reference the
+    /// kept, allocation-free one is pinned to.
+    fn reference_from_flow(flow: &Flow) -> PseudoChain {
+        let starts = flow.asap_starts();
+        let finishes: Vec<f64> =
+            starts.iter().enumerate().map(|(i, b)| b + flow.duration_at_full_parallelism(i)).collect();
+        let mut breakpoints: Vec<f64> = starts.iter().chain(finishes.iter()).copied().collect();
+        breakpoints.sort_by(f64::total_cmp);
+        breakpoints.dedup();
+        let mut pseudo_jobs = Vec::new();
+        for window in breakpoints.windows(2) {
+            let (start, end) = (window[0], window[1]);
+            let portions: Vec<Portion> = (0..flow.jobs().len())
+                .filter(|&i| starts[i] <= start && finishes[i] >= end)
+                .map(|i| {
+                    let job = flow.jobs()[i];
+                    Portion {
+                        job: i,
+                        max_parallelism: job.max_parallelism,
+                        work: job.work * ((end - start) / (finishes[i] - starts[i])),
+                    }
+                })
+                .collect();
+            if portions.is_empty() {
+                continue;
+            }
+            let bound = portions.iter().map(|p| u64::from(p.max_parallelism)).sum();
+            pseudo_jobs.push(PseudoJob { start, end, bound, portions });
+        }
+        PseudoChain { pseudo_jobs }
+    }
+
+    /// Flows whose `s/δ` underflow to 0, or whose starts and finishes nearly meet.
+    fn arb_odd_flow() -> impl Strategy<Value = Flow> {
+        (arb_flow(6, 7), proptest::collection::vec(prop_oneof![Just(1.0), Just(1e-300), Just(1.0 + 1e-15)], 7))
+            .prop_map(|(flow, scales)| {
+                let jobs: Vec<FlowJob> = flow
+                    .jobs()
+                    .iter()
+                    .zip(&scales)
+                    .map(|(j, &s)| FlowJob { work: if s == 1e-300 { f64::from_bits(1) } else { j.work * s }, ..*j })
+                    .collect();
+                let edges: Vec<(usize, usize)> = (0..jobs.len())
+                    .flat_map(|a| flow.precedence().successors(a).iter().map(move |&b| (a, b as usize)))
+                    .collect();
+                Flow::new(jobs, &edges, flow.cost().clone(), 6).unwrap()
+            })
+    }
+
+    proptest! {
+        /// Stage 1 into a kept chain (any other flow's, its vectors reused) and `from_flow` are the
+        /// reference Stage 1, bit for bit (`PartialEq` on the floats: no tolerance), on DAG flows,
+        /// singletons among them, with underflowing and nearly meeting times.
+        #[test]
+        fn rebuilt_chains_are_the_reference_ones(a in arb_odd_flow(), b in arb_odd_flow()) {
+            let expected = reference_from_flow(&b);
+            prop_assert_eq!(&PseudoChain::from_flow(&b), &expected);
+            let mut kept = PseudoChain::from_flow(&a);
+            let order = b.precedence().topological_order().unwrap();
+            kept.rebuild(&b, &order, &mut ChainScratch::default());
+            prop_assert_eq!(&kept, &expected);
+        }
     }
 
     proptest! {

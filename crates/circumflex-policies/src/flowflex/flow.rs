@@ -59,6 +59,32 @@ impl Flow {
         Ok(Flow { jobs, precedence, cost })
     }
 
+    /// Renews a flow built by [`Flow::new`] from `jobs.len()` jobs and some edges for new jobs and
+    /// cost on the same edges and `slots` (issue 20: a flow whose jobs progressed keeps its
+    /// structure): afterwards `self` is exactly `Flow::new(jobs, edges, cost, slots)`, reusing its
+    /// vectors, and `true`; `false` (and `self` unchanged) when that `new` would fail on the jobs
+    /// or the cost, or the job count differs. The precedence is a function of the job count and the
+    /// edges alone, so it is kept as it is.
+    pub(crate) fn renew(&mut self, jobs: &[FlowJob], cost: &Penalty, slots: u32) -> bool {
+        let valid =
+            |job: &FlowJob| job.work.is_finite() && job.work > 0.0 && (1..=slots).contains(&job.max_parallelism);
+        if jobs.len() != self.jobs.len() || !jobs.iter().all(valid) || validate_cost(cost).is_err() {
+            return false;
+        }
+        self.jobs.copy_from_slice(jobs);
+        match (&mut self.cost, cost) {
+            (Penalty::Steps(mine), Penalty::Steps(steps)) => mine.clone_from(steps),
+            (mine, cost) => *mine = cost.clone(),
+        }
+        true
+    }
+
+    /// A flow of no jobs, which [`Flow::new`] never gives: a placeholder for one moved out of a
+    /// kept vector (allocates nothing).
+    pub(crate) fn placeholder() -> Flow {
+        Flow { jobs: Vec::new(), precedence: Precedence::none(0), cost: Penalty::Zero }
+    }
+
     /// The jobs, indexed as given.
     pub fn jobs(&self) -> &[FlowJob] {
         &self.jobs
@@ -87,16 +113,24 @@ impl Flow {
     /// Earliest start `b_i` of every job when each job runs alone at its full `δ_i` (the ASAP
     /// pseudo-schedule of Stage 1): `b_i = max over predecessors p of b_p + s_p/δ_p`, 0 for sources.
     pub fn asap_starts(&self) -> Vec<f64> {
-        let mut start = vec![0.0f64; self.jobs.len()];
+        let mut start = Vec::new();
         // `new` rejected cycles, so the order covers every job.
-        for i in self.precedence.topological_order().unwrap_or_default() {
+        self.asap_starts_into(&self.precedence.topological_order().unwrap_or_default(), &mut start);
+        start
+    }
+
+    /// [`Flow::asap_starts`] into `start` (cleared first), given the precedence's
+    /// [`Precedence::topological_order`] as `order` (kept by a caller that plans the flow again).
+    pub(crate) fn asap_starts_into(&self, order: &[usize], start: &mut Vec<f64>) {
+        start.clear();
+        start.resize(self.jobs.len(), 0.0);
+        for &i in order {
             let finish = start[i] + self.duration_at_full_parallelism(i);
             for &succ in self.precedence.successors(i) {
                 let succ = succ as usize;
                 start[succ] = start[succ].max(finish);
             }
         }
-        start
     }
 
     /// `s_i / δ_i`: how long job `i` takes at its maximum parallelism.

@@ -54,10 +54,12 @@
 //!   are unchanged; per pool the last Stages 1-3 input (every flow's jobs, edges and cost) and
 //!   schedule, reused when the next plan's input is the same bit for bit (`PoolSolve`); and per pool
 //!   and flow the last Stage 1 (validated flow and pseudo-chain), reused for a flow whose input is
-//!   the same bit for bit (`Stage1`: an arrival, a departure or a task's end changes one flow). For that,
-//!   minisum objectives drop a linear cost's constant term (`origin := 0`): it is a per-flow
-//!   constant, which changes no Stage 2 decision in exact arithmetic, and without it an epoch in
-//!   which no job of a pool progressed has the same input as the last (only `now` moved).
+//!   the same bit for bit (`Stage1`: an arrival, a departure or a task's end changes one flow), and
+//!   renewed in place, to the same values as a fresh Stage 1, for a flow whose jobs progressed on the
+//!   same edges (every flow with a running job; a singleton flow then costs a few float operations).
+//!   For that, minisum objectives drop a linear cost's constant term (`origin := 0`): it is a
+//!   per-flow constant, which changes no Stage 2 decision in exact arithmetic, and without it an
+//!   epoch in which no job of a pool progressed has the same input as the last (only `now` moved).
 //!   **Decision (issue 20):** the full solve is defined on these constant-free costs, so among
 //!   near-ties (floating-point noise) a plan may differ from one that kept the constant; the
 //!   reused schedule is exactly the full solve's.
@@ -71,7 +73,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
-use super::chain::PseudoChain;
+use super::chain::{ChainScratch, PseudoChain};
 use super::flow::{Flow, FlowJob};
 use super::minisum::PlanningBasis;
 use crate::flex::metrics::{Aggregate, JobFacts, Objective, Penalty};
@@ -404,25 +406,38 @@ fn job_total_work(job: &JobState) -> f64 {
     Phase::ALL.iter().map(|&ph| job.total_work(ph)).sum()
 }
 
-/// The flow's cost facts (module docs), with `volume` its estimated total work in slot-ms.
+/// The flow's cost facts (module docs), with `volume` its estimated total work in slot-ms. One pass
+/// over the live jobs, looking each up once, with no vector (issue 20): the same folds in the same
+/// order as one per fact.
 fn flow_facts(snapshot: &Snapshot<'_>, view: &FlowView, volume: f64, capacity: u32) -> JobFacts {
-    let jobs: Vec<&JobState> = view.known.iter().map(|&id| snapshot.job(id)).collect();
     let ended = &view.ended;
-    let ended_submit = (ended.count > 0).then_some(ended.earliest_submit);
-    let arrival = jobs.iter().map(|j| j.spec.submit_ms).chain(ended_submit).min().unwrap_or(snapshot.now) as f64;
-    let weight = jobs.iter().map(|j| j.spec.weight).fold(ended.weight.max(f64::MIN_POSITIVE), f64::max);
-    let deadline = jobs.iter().filter_map(|j| j.spec.deadline_ms).chain(ended.deadline).max().map(|d| d as f64);
+    let mut arrival = (ended.count > 0).then_some(ended.earliest_submit);
+    let mut weight = ended.weight.max(f64::MIN_POSITIVE);
+    let mut deadline = ended.deadline;
     // Ended jobs were submitted before the live ones: theirs is the first SLA.
-    let sla = ended
-        .sla
-        .clone()
-        .or_else(|| {
-            jobs.iter()
-                .find(|j| !j.spec.sla.is_empty())
-                .map(|j| j.spec.sla.iter().map(|s| (s.deadline_ms as f64, s.penalty)).collect())
-        })
-        .unwrap_or_default();
-    JobFacts { arrival, weight, deadline, sla, isolated: (volume / f64::from(capacity.max(1))).max(1.0), tail: 0.0 }
+    let mut sla: Option<&JobState> = None;
+    for &id in &view.known {
+        let job = snapshot.job(id);
+        arrival = Some(arrival.map_or(job.spec.submit_ms, |a| a.min(job.spec.submit_ms)));
+        weight = weight.max(job.spec.weight);
+        deadline = deadline.max(job.spec.deadline_ms);
+        if sla.is_none() && !job.spec.sla.is_empty() {
+            sla = Some(job);
+        }
+    }
+    let sla = match (&ended.sla, sla) {
+        (Some(steps), _) => steps.clone(),
+        (None, Some(job)) => job.spec.sla.iter().map(|s| (s.deadline_ms as f64, s.penalty)).collect(),
+        (None, None) => Vec::new(),
+    };
+    JobFacts {
+        arrival: arrival.unwrap_or(snapshot.now) as f64,
+        weight,
+        deadline: deadline.map(|d| d as f64),
+        sla,
+        isolated: (volume / f64::from(capacity.max(1))).max(1.0),
+        tail: 0.0,
+    }
 }
 
 /// The penalty in planning units (seconds from `now`).
@@ -519,16 +534,21 @@ fn build_flows(
     specs.truncate(views.len());
     costs.clear();
     for (f, view) in views.iter().enumerate() {
-        let submitted = view.known.iter().map(|&id| snapshot.job(id));
         let ended = &view.ended;
-        let mean_work = (submitted.clone().map(job_total_work).sum::<f64>() + ended.work)
-            / (view.known.len() + ended.count as usize).max(1) as f64;
-        let widest = submitted
-            .map(|j| slot_bounds(j, pool.capacity).1.min(j.spec.maps.tasks.max(j.spec.reduces.tasks)))
-            .chain((ended.count > 0).then_some(ended.widest.min(pool.capacity)))
-            .max()
-            .unwrap_or(1)
-            .max(1);
+        // A future node's work and width, computed only for a flow that has one (not for a
+        // singleton flow, the common case).
+        let future = view.nodes.iter().any(|node| node.job.is_none()).then(|| {
+            let submitted = view.known.iter().map(|&id| snapshot.job(id));
+            let mean_work = (submitted.clone().map(job_total_work).sum::<f64>() + ended.work)
+                / (view.known.len() + ended.count as usize).max(1) as f64;
+            let widest = submitted
+                .map(|j| slot_bounds(j, pool.capacity).1.min(j.spec.maps.tasks.max(j.spec.reduces.tasks)))
+                .chain((ended.count > 0).then_some(ended.widest.min(pool.capacity)))
+                .max()
+                .unwrap_or(1)
+                .max(1);
+            FlowJob { work: (mean_work / UNIT_MS).max(1e-3), max_parallelism: widest.min(pool.capacity) }
+        });
         if specs.len() == f {
             specs.push(FlowSpec { jobs: Vec::new(), edges: Vec::new(), cost: Penalty::Zero });
         }
@@ -540,7 +560,8 @@ fn build_flows(
                 let work: f64 = Phase::ALL.iter().map(|&ph| job.remaining_work(ph)).sum();
                 FlowJob { work: (work / UNIT_MS).max(1e-3), max_parallelism: job_parallelism(job, pool) }
             }
-            None => FlowJob { work: (mean_work / UNIT_MS).max(1e-3), max_parallelism: widest.min(pool.capacity) },
+            // A node with no job made `future` `Some`.
+            None => future.unwrap_or(FlowJob { work: 1e-3, max_parallelism: 1 }),
         }));
         let volume = spec.jobs.iter().map(|j| j.work * UNIT_MS).sum::<f64>() + ended.work;
         spec.edges.clear();
@@ -557,11 +578,13 @@ fn build_flows(
 }
 
 /// The validated flow of `spec` (a cyclic adjacency is the submitter's error: its jobs are then
-/// planned without its edges).
-fn validated(spec: &FlowSpec, capacity: u32) -> Result<Flow> {
+/// planned without its edges), and whether it was built on the spec's edges and cost (then
+/// [`Flow::renew`] gives it for any spec of the same edges and job count).
+fn validated(spec: &FlowSpec, capacity: u32) -> Result<(Flow, bool)> {
     Flow::new(spec.jobs.clone(), &spec.edges, spec.cost.clone(), capacity)
-        .or_else(|_| Flow::new(spec.jobs.clone(), &[], spec.cost.clone(), capacity))
-        .or_else(|_| Flow::new(spec.jobs.clone(), &[], Penalty::Zero, capacity))
+        .map(|flow| (flow, true))
+        .or_else(|_| Flow::new(spec.jobs.clone(), &[], spec.cost.clone(), capacity).map(|flow| (flow, false)))
+        .or_else(|_| Flow::new(spec.jobs.clone(), &[], Penalty::Zero, capacity).map(|flow| (flow, false)))
 }
 
 /// One pool's Stage 1-3 result: per flow (index into the plan's views) its jobs' pieces, and the
@@ -587,77 +610,192 @@ impl PoolSchedule {
 /// validated [`Flow`] and its pseudo-chain are a function of its [`FlowSpec`] and the pool's
 /// capacity alone, so a flow whose input is the same bit for bit as in the last plan (a flow none
 /// of whose jobs made progress; an arrival or a departure changes only its own flow) takes them
-/// from here instead of running Stage 1 again. Exact: an entry is reused only on equal bits, a key
+/// from here instead of running Stage 1 again (after a change of the pool's capacity too, once its
+/// jobs' `δ` fit). Exact: an entry is reused only on equal bits, a key
 /// (a hash of the flow id) only finds the candidate (`plans_equal_a_fresh_policys` and
 /// `arrivals_and_departures_plan_as_a_fresh_policy` pin it).
+///
+/// The common change is cheaper still: a flow whose jobs progressed (its work, parallelism or cost
+/// moved) but whose structure did not (the same job count and edges, validated on them) has its
+/// kept entry renewed in place ([`Flow::renew`], [`PseudoChain::rebuild`]: the same values as
+/// validating and running Stage 1 afresh, bit for bit, reusing the entry's vectors;
+/// `renewed_stage1_is_a_fresh_one` pins it). A singleton flow costs a handful of float operations.
 #[derive(Clone, Debug, Default)]
 struct Stage1 {
-    /// The capacity the entries were validated for.
+    /// The capacity of the last run (the entries passed its `δ ≤ capacity`).
     capacity: u32,
     /// Per flow of the last successful run (aligned with its `specs`): flow and chain.
     flows: Vec<Flow>,
     chains: Vec<PseudoChain>,
-    /// `(key, index)` of those flows, sorted: the lookup.
+    /// Per flow: whether it was validated on its spec's edges and cost (`validated`), and its
+    /// precedence's topological order (what renewing it needs).
+    orders: Vec<(bool, Vec<usize>)>,
+    /// Their keys, in order, and `(key, index)` of them, sorted: the lookup.
+    keys: Vec<u64>,
     by_key: Vec<(u64, usize)>,
-    /// Flows whose Stage 1 was reused, and run (tests and probes).
-    counts: [u64; 2],
+    /// Flows whose Stage 1 was reused, renewed and run (tests and probes).
+    counts: [u64; 3],
     /// The last run's entries while a run looks them up (a scratch, empty between runs).
-    old: Vec<Option<(Flow, PseudoChain)>>,
+    old: Stage1Vecs,
+    /// [`PseudoChain::rebuild`]'s scratch.
+    chain: ChainScratch,
 }
+
+/// [`Stage1`]'s per-flow vectors: flows, chains, and whether on edges with the topological order.
+type Stage1Vecs = (Vec<Flow>, Vec<PseudoChain>, Vec<(bool, Vec<usize>)>);
+
+/// One flow's kept Stage 1 ([`Stage1`]'s vectors, entry by entry).
+type Stage1Entry = (Flow, PseudoChain, (bool, Vec<usize>));
 
 impl Stage1 {
     /// Stage 1 of `specs` (`keys` name the flows) on `capacity` slots into `self.flows` and
     /// `self.chains`, reusing the entries of the last run, whose inputs were `last`. `false` when a
     /// flow fails validation (as `Instance::new` would fail; nothing is kept then).
     fn run(&mut self, last: &[FlowSpec], specs: &[FlowSpec], keys: &[u64], capacity: u32) -> bool {
-        let reusable = self.capacity == capacity && last.len() == self.flows.len();
-        let mut old = std::mem::take(&mut self.old);
-        old.clear();
-        old.extend(self.flows.drain(..).zip(self.chains.drain(..)).map(Some));
+        // A flow's validation depends on the capacity only through `δ ≤ capacity`: across a change
+        // of capacity (a node lost or added) the entries stay usable once their jobs pass it.
+        let reusable = last.len() == self.flows.len();
+        let recapped = self.capacity != capacity;
+        self.capacity = capacity;
+        if reusable && specs.len() == last.len() && keys.get(..specs.len()) == Some(&self.keys[..]) {
+            // The same flows in the same order as the last run (no arrival, departure or
+            // reordering): each entry is kept, renewed or replaced where it is, and the lookup
+            // stands.
+            for (j, spec) in specs.iter().enumerate() {
+                let (flow, chain, order) = (&mut self.flows[j], &mut self.chains[j], &self.orders[j]);
+                if keep(flow, chain, order, &last[j], spec, capacity, recapped, &mut self.chain, &mut self.counts) {
+                    continue;
+                }
+                self.counts[2] += 1;
+                match fresh(spec, capacity, &mut self.chain) {
+                    Some((flow, chain, order)) => {
+                        (self.flows[j], self.chains[j], self.orders[j]) = (flow, chain, order);
+                    }
+                    None => return self.fail(),
+                }
+            }
+            return true;
+        }
+        // The last run's entries move to `old` whole (the vectors swap); each found one moves
+        // once, into this run's place, leaving a placeholder (no jobs: no real flow has none).
+        let old = &mut self.old;
+        std::mem::swap(&mut self.flows, &mut old.0);
+        std::mem::swap(&mut self.chains, &mut old.1);
+        std::mem::swap(&mut self.orders, &mut old.2);
+        self.flows.clear();
+        self.chains.clear();
+        self.orders.clear();
         if !reusable {
             self.by_key.clear();
         }
-        self.capacity = capacity;
         self.flows.reserve(specs.len());
         self.chains.reserve(specs.len());
+        self.orders.reserve(specs.len());
+        // Cloning an empty flow is cheaper than building one.
+        let spare = Flow::placeholder();
         for (j, spec) in specs.iter().enumerate() {
             let key = keys.get(j).copied().unwrap_or(0);
             let found = self.by_key.binary_search_by_key(&key, |&(k, _)| k).ok().map(|i| self.by_key[i].1);
-            let reused = found.and_then(|i| if last[i].same_bits(spec) { old[i].take() } else { None });
-            let (flow, chain) = match reused {
-                Some(entry) => {
-                    self.counts[0] += 1;
-                    entry
-                }
-                None => {
-                    self.counts[1] += 1;
-                    match validated(spec, capacity) {
-                        Ok(flow) if flow.jobs().iter().all(|job| job.max_parallelism <= capacity) => {
-                            let chain = PseudoChain::from_flow(&flow);
-                            (flow, chain)
-                        }
-                        _ => {
-                            self.flows.clear();
-                            self.chains.clear();
-                            self.by_key.clear();
-                            old.clear();
-                            self.old = old;
-                            return false;
-                        }
-                    }
-                }
+            // The kept entry, if its flow's input is the same bit for bit, or renewed in place if
+            // only its jobs and cost moved on the same edges.
+            let kept = found.filter(|&i| {
+                let (flows, chains, orders) = (&mut old.0, &mut old.1, &old.2);
+                !flows[i].jobs().is_empty()
+                    && keep(
+                        &mut flows[i],
+                        &mut chains[i],
+                        &orders[i],
+                        &last[i],
+                        spec,
+                        capacity,
+                        recapped,
+                        &mut self.chain,
+                        &mut self.counts,
+                    )
+            });
+            if let Some(i) = kept {
+                self.flows.push(std::mem::replace(&mut old.0[i], spare.clone()));
+                self.chains.push(std::mem::take(&mut old.1[i]));
+                self.orders.push(std::mem::take(&mut old.2[i]));
+                continue;
+            }
+            self.counts[2] += 1;
+            let Some((flow, chain, order)) = fresh(spec, capacity, &mut self.chain) else {
+                old.0.clear();
+                old.1.clear();
+                old.2.clear();
+                return self.fail();
             };
             self.flows.push(flow);
             self.chains.push(chain);
+            self.orders.push(order);
         }
+        self.keys.clear();
+        self.keys.extend(keys.iter().take(specs.len()));
         self.by_key.clear();
-        self.by_key.extend(keys.iter().take(specs.len()).enumerate().map(|(i, &k)| (k, i)));
+        self.by_key.extend(self.keys.iter().enumerate().map(|(i, &k)| (k, i)));
         // A duplicate key (a hash collision) finds one of its flows: the bits decide.
         self.by_key.sort_unstable();
-        old.clear();
-        self.old = old;
+        old.0.clear();
+        old.1.clear();
+        old.2.clear();
         true
     }
+
+    /// A failed run: nothing is kept.
+    fn fail(&mut self) -> bool {
+        self.flows.clear();
+        self.chains.clear();
+        self.orders.clear();
+        self.keys.clear();
+        self.by_key.clear();
+        false
+    }
+}
+
+/// Brings a kept Stage 1 entry, built from `last`, to `spec` on `capacity` slots (`recapped`: not
+/// the last run's) where it is: kept on equal bits (if its jobs fit the capacity), renewed in place
+/// if only the jobs and cost moved on the same edges; `false` (the entry unchanged) when neither
+/// gives exactly what [`fresh`] would.
+#[allow(clippy::too_many_arguments)]
+fn keep(
+    flow: &mut Flow,
+    chain: &mut PseudoChain,
+    order: &(bool, Vec<usize>),
+    last: &FlowSpec,
+    spec: &FlowSpec,
+    capacity: u32,
+    recapped: bool,
+    scratch: &mut ChainScratch,
+    counts: &mut [u64; 3],
+) -> bool {
+    if last.same_bits(spec) && (!recapped || flow.jobs().iter().all(|job| job.max_parallelism <= capacity)) {
+        counts[0] += 1;
+        return true;
+    }
+    if order.0
+        && last.edges == spec.edges
+        && last.jobs.len() == spec.jobs.len()
+        && flow.renew(&spec.jobs, &spec.cost, capacity)
+    {
+        chain.rebuild(flow, &order.1, scratch);
+        counts[1] += 1;
+        return true;
+    }
+    false
+}
+
+/// Stage 1 of `spec` on `capacity` slots from scratch; `None` when it fails validation.
+fn fresh(spec: &FlowSpec, capacity: u32, scratch: &mut ChainScratch) -> Option<Stage1Entry> {
+    let (flow, on_edges) = validated(spec, capacity).ok()?;
+    if !flow.jobs().iter().all(|job| job.max_parallelism <= capacity) {
+        return None;
+    }
+    // `Flow::new` rejected cycles, so the order covers every job.
+    let order = flow.precedence().topological_order().unwrap_or_default();
+    let mut chain = PseudoChain { pseudo_jobs: Vec::new() };
+    chain.rebuild(&flow, &order, scratch);
+    Some((flow, chain, (on_edges, order)))
 }
 
 /// Per-plan working vectors of one pool's solve, kept across plans (issue 20); no result depends
@@ -1090,6 +1228,149 @@ mod tests {
         later[1].phase_mut(Phase::Map).running += 1;
         policy.plan(&Snapshot::new(12_000, shared(6), &later, &active));
         assert_eq!(policy.solved[0].solves, 2);
+    }
+
+    /// A random flow input for Stage 1: up to 6 jobs with random edges (forward ones, and now and
+    /// then a backward one: a cycle, or a self-loop), work down to the least subnormal (so `s/δ`
+    /// may underflow) and now and then 0 (invalid), `δ` now and then above some capacities (4 to 6)
+    /// or all (7), and a cost of every kind, now and then invalid (a negative slope, decreasing steps).
+    fn arb_flow_spec() -> impl Strategy<Value = FlowSpec> {
+        (1usize..=6)
+            .prop_flat_map(|n| {
+                let work = prop_oneof![40 => 1u32..40, 1 => Just(0u32)].prop_map(|w| f64::from(w) * 0.25);
+                // 0 (invalid), or tiny: the least subnormal (`s/δ` underflows to 0 for `δ > 1`).
+                let tiny = prop_oneof![19 => Just(None), 1 => Just(Some(f64::from_bits(1)))];
+                let width = prop_oneof![40 => 1u32..=3, 2 => 4u32..=6, 1 => Just(7u32)];
+                let jobs = proptest::collection::vec((work, tiny, width), n);
+                let edges = proptest::collection::vec((0..n, 0..n, 0u8..12), 0..=n * 2);
+                (jobs, edges, arb_cost())
+            })
+            .prop_map(|(jobs, edges, cost)| FlowSpec {
+                jobs: jobs
+                    .into_iter()
+                    .map(|(w, t, d)| FlowJob { work: t.filter(|_| w > 0.0).unwrap_or(w), max_parallelism: d })
+                    .collect(),
+                // Mostly forward edges (a DAG); a backward edge or a self-loop one time in twelve.
+                edges: edges
+                    .into_iter()
+                    .filter_map(|(a, b, c)| if c == 0 { Some((b, a)) } else { (a < b).then_some((a, b)) })
+                    .collect(),
+                cost,
+            })
+    }
+
+    fn arb_cost() -> impl Strategy<Value = Penalty> {
+        let slope =
+            prop_oneof![40 => 0u32..5, 1 => Just(99u32)].prop_map(|s| if s == 99 { -1.0 } else { f64::from(s) * 0.5 });
+        prop_oneof![
+            (slope.clone(), -3i32..=0).prop_map(|(slope, o)| Penalty::Linear { slope, origin: f64::from(o) }),
+            (slope, -3i32..5).prop_map(|(slope, d)| Penalty::Tardiness { slope, due: f64::from(d) }),
+            proptest::collection::vec((0u32..5, 0u32..5), 0..4)
+                .prop_map(|v| Penalty::Steps(v.into_iter().map(|(d, c)| (f64::from(d), f64::from(c))).collect())),
+            Just(Penalty::Zero),
+        ]
+    }
+
+    /// What a plan may do to one flow's input since the last: nothing, move its jobs' work and
+    /// `δ` (as progress does; or to another flow's job's values, so that breakpoints meet and part,
+    /// and tiny or invalid values come and go), change its cost, or replace it.
+    fn changed(spec: &FlowSpec, change: u8, seed: u32, other: &FlowSpec) -> FlowSpec {
+        let mut next = spec.clone();
+        match change % 5 {
+            0 => {}
+            1 | 2 => {
+                for (i, job) in next.jobs.iter_mut().enumerate() {
+                    let theirs = other.jobs[i % other.jobs.len()];
+                    match (seed >> (2 * (i % 16))) & 3 {
+                        0 => {}
+                        1 => job.work = (job.work - 0.25).max(0.25),
+                        2 => job.work = theirs.work,
+                        _ => *job = theirs,
+                    }
+                }
+            }
+            3 => next.cost = other.cost.clone(),
+            _ => next = other.clone(),
+        }
+        next
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(1024))]
+        /// Stage 1 kept across plans (reused on equal bits, renewed in place when only the jobs and
+        /// cost moved, run afresh otherwise) gives exactly `validated` + `PseudoChain::from_flow` on
+        /// every plan's input, over random flows with edges, random changes, arrivals, departures,
+        /// reorderings, colliding keys and capacity changes; and it fails exactly when one flow fails.
+        #[test]
+        fn renewed_stage1_is_a_fresh_one(
+            initial in proptest::collection::vec(arb_flow_spec(), 1..5),
+            others in proptest::collection::vec(arb_flow_spec(), 8),
+            steps in proptest::collection::vec((proptest::collection::vec((0u8..5, any::<u32>()), 6), 0u8..8, 3u32..7), 1..6),
+        ) {
+            let mut stage1 = Stage1::default();
+            let mut flows: Vec<(u64, FlowSpec)> = initial.into_iter().enumerate().map(|(i, s)| (i as u64, s)).collect();
+            let mut last: Vec<FlowSpec> = Vec::new();
+            let mut next_id = flows.len() as u64;
+            let mut capacity = 6;
+            for (step, (changes, event, cap)) in steps.iter().enumerate() {
+                for (f, (_, spec)) in flows.iter_mut().enumerate() {
+                    let (change, seed) = changes[f % changes.len()];
+                    *spec = changed(spec, change, seed, &others[(f + step) % others.len()]);
+                }
+                match event {
+                    0 => {
+                        flows.push((next_id, others[step % others.len()].clone()));
+                        next_id += 1;
+                    }
+                    1 if flows.len() > 1 => {
+                        flows.remove(step % flows.len());
+                    }
+                    2 => flows.reverse(),
+                    3 => capacity = *cap,
+                    _ => {}
+                }
+                // Keys collide now and then (a hash collision costs only speed).
+                let keys: Vec<u64> = flows.iter().map(|(id, _)| id % 5).collect();
+                let specs: Vec<FlowSpec> = flows.iter().map(|(_, s)| s.clone()).collect();
+                let ok = stage1.run(&last, &specs, &keys, capacity);
+                let fresh: Vec<Option<Flow>> = specs
+                    .iter()
+                    .map(|s| validated(s, capacity).ok().map(|(f, _)| f).filter(|f| f.jobs().iter().all(|j| j.max_parallelism <= capacity)))
+                    .collect();
+                prop_assert_eq!(ok, fresh.iter().all(Option::is_some), "step {}", step);
+                if ok {
+                    prop_assert_eq!(stage1.flows.len(), specs.len());
+                    for (j, flow) in fresh.iter().enumerate() {
+                        let flow = flow.as_ref().unwrap();
+                        prop_assert_eq!(&stage1.flows[j], flow, "step {} flow {}", step, j);
+                        prop_assert_eq!(&stage1.chains[j], &PseudoChain::from_flow(flow), "step {} flow {}", step, j);
+                    }
+                    last = specs;
+                } else {
+                    prop_assert!(stage1.flows.is_empty() && stage1.chains.is_empty() && stage1.orders.is_empty());
+                    // As `PoolSolve` does: the failed input becomes the last.
+                    last = specs;
+                }
+            }
+        }
+    }
+
+    /// A singleton flow whose job progressed is renewed in place, not validated again.
+    #[test]
+    fn a_progressing_singleton_is_renewed() {
+        let spec = |work: f64| FlowSpec {
+            jobs: vec![FlowJob { work, max_parallelism: 3 }],
+            edges: Vec::new(),
+            cost: Penalty::Linear { slope: 1.0, origin: 0.0 },
+        };
+        let mut stage1 = Stage1::default();
+        assert!(stage1.run(&[], &[spec(5.0)], &[7], 4));
+        assert!(stage1.run(&[spec(5.0)], &[spec(4.5)], &[7], 4));
+        assert!(stage1.run(&[spec(4.5)], &[spec(4.5)], &[7], 4));
+        assert_eq!(stage1.counts, [1, 1, 1]);
+        let fresh = validated(&spec(4.5), 4).unwrap().0;
+        assert_eq!(stage1.chains[0], PseudoChain::from_flow(&fresh));
+        assert_eq!(stage1.flows[0], fresh);
     }
 
     #[test]
