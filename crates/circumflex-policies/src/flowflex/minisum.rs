@@ -52,8 +52,15 @@ const FLOAT_SLACK: f64 = 1e-12;
 /// The first grid interval a chain with lower bound `q` may be charged to (`T_k ≥ Q_j` within the
 /// float slack): where its arcs start. One reading for the network, its pruning and the fill (`fill`),
 /// which must agree on it.
+///
+/// Counted over the whole grid, not searched: on an increasing grid (every caller's, checked by
+/// `check_rounding_inputs`) the count of points below the bound is the binary search's partition
+/// point, and on the planner's grids (about 18 points) a count without branches is faster than a
+/// search's unpredictable ones (issue 20, `docs/performance.md` §27). The callers then walk the
+/// intervals from it, so the count adds no order of work.
 pub(crate) fn first_interval(grid: &[f64], q: f64) -> usize {
-    grid.partition_point(|&t| t < q * (1.0 - FLOAT_SLACK))
+    let bound = q * (1.0 - FLOAT_SLACK);
+    grid.iter().map(|&t| usize::from(t < bound)).sum()
 }
 
 /// A chain arc's unit cost: the chain's cost `w_j(T_k)` at the interval's end, clamped at 0, per unit
@@ -849,7 +856,7 @@ pub(crate) fn plan_from(
     if r.fill.certify(&r.q, &r.volumes, slots, grid, costs, thetas) {
         // The certified fill is the network's only optimum (module docs of `fill`): no network.
         basis.filled += 1;
-        r.charges.extend_from_slice(r.fill.charges());
+        r.fill.swap_charges(&mut r.charges);
         r.relaxation_cost = r.fill.cost();
     } else {
         let charge = |j: usize, k: usize| costs[j].eval(grid[k]);
