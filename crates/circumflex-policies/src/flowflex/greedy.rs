@@ -379,19 +379,39 @@ impl Greedy {
         q: &mut Vec<f64>,
         volumes: &mut Vec<f64>,
     ) {
-        self.prepare(chains);
+        self.singles.clear();
+        self.first_job.clear();
+        self.single = true;
         q.clear();
         volumes.clear();
         let per_slot = f64::from(slots.max(1));
-        for (c, chain) in chains.iter().enumerate() {
-            let (volume, critical_path) = match (chain.pseudo_jobs.as_slice(), self.singles.get(c)) {
-                ([pj], Some(&Some((work, _)))) => {
+        let mut total = 0;
+        for chain in chains {
+            let (volume, critical_path) = match chain.pseudo_jobs.as_slice() {
+                [] => {
+                    self.singles.push(None);
+                    (chain.volume(), chain.critical_path())
+                }
+                [pj] => {
+                    let work = pj.work();
+                    self.singles.push(Some((work, pj.bound)));
                     (std::iter::once(work).sum::<f64>(), std::iter::once(work / pj.bound as f64).sum::<f64>())
                 }
-                _ => (chain.volume(), chain.critical_path()),
+                _ => {
+                    self.single = false;
+                    (chain.volume(), chain.critical_path())
+                }
             };
+            self.first_job.push(total);
+            total += chain.pseudo_jobs.len();
             q.push(critical_path.max(volume / per_slot));
             volumes.push(volume);
+        }
+        self.first_job.push(total);
+        if !self.single {
+            // As `prepare` leaves it: the general path reads the chains.
+            self.singles.clear();
+            self.first_job.clear();
         }
     }
 

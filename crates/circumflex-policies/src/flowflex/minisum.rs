@@ -482,7 +482,6 @@ pub struct PlanningBasis {
 struct Rounding {
     q: Vec<f64>,
     volumes: Vec<f64>,
-    deadlines: Vec<f64>,
     /// The chains by decreasing `q`, ties to the smaller index: the deadline order's tie-break.
     by_q: Vec<usize>,
     /// [`by_q_into`]'s sort keys: a scratch.
@@ -970,11 +969,14 @@ fn round_into(
     }
     by_q_into(&r.q, &mut r.q_keys, &mut r.by_q);
     r.tried.clear();
-    let mut found = false;
+    let mut best = None;
     for (t, &theta) in thetas.iter().enumerate() {
         let crossings = &r.crossings[t * m..(t + 1) * m];
-        r.deadlines.clear();
-        r.deadlines.extend(crossings.iter().map(|&k| grid[k]));
+        // The order is a function of the deadlines (and `by_q`): a fraction with an earlier one's
+        // deadlines has its order, which was scheduled already (or skipped as one that was).
+        if r.crossings[..t * m].chunks_exact(m).any(|earlier| earlier == crossings) {
+            continue;
+        }
         order_by_intervals(&r.by_q, crossings, intervals, &mut r.counts, &mut r.order);
         // As in `best_rounding`: an order already scheduled is not scheduled again.
         if r.tried.chunks_exact(m).any(|o| o == r.order.as_slice()) {
@@ -983,18 +985,20 @@ fn round_into(
         r.tried.extend_from_slice(&r.order);
         r.greedy.schedule_prepared(chains, &r.order, slots, &mut r.schedule)?;
         let objective: f64 = r.schedule.completions().iter().zip(costs).map(|(&c, w)| w.eval(c)).sum();
-        if !found || objective < r.objective {
-            found = true;
+        if best.is_none() || objective < r.objective {
+            best = Some(t);
             r.theta = theta;
             r.objective = objective;
-            std::mem::swap(&mut r.deadlines, &mut r.best_deadlines);
             std::mem::swap(&mut r.order, &mut r.best_order);
             std::mem::swap(&mut r.schedule, &mut r.best);
         }
     }
-    if !found {
+    let Some(t) = best else {
         return Err(Error::job("minisum rounding fraction", "[]", "at least one fraction"));
-    }
+    };
+    // Only the kept fraction's deadlines are read.
+    r.best_deadlines.clear();
+    r.best_deadlines.extend(r.crossings[t * m..(t + 1) * m].iter().map(|&k| grid[k]));
     Ok(())
 }
 
