@@ -307,19 +307,35 @@ pub(crate) struct Greedy {
     sigma: Utilisation,
     stairs: Staircase,
     seen: Vec<bool>,
+    /// What [`Greedy::prepare`] read of the chains: per chain, its pseudo-job's work and bound if
+    /// every chain has at most one (`None` for an empty chain), else nothing.
+    singles: Vec<Option<(f64, u64)>>,
+    /// Whether `singles` describes the prepared chains (every chain has at most one pseudo-job).
+    single: bool,
+    /// For the prepared chains, per chain its first pseudo-job's index, and the total (the last entry).
+    first_job: Vec<usize>,
 }
 
 impl Default for Greedy {
     /// Allocates nothing (it is taken out of its owner per plan); `schedule` resets `sigma` first.
     fn default() -> Greedy {
         let sigma = Utilisation { slots: 1, starts: Vec::new(), used: Vec::new(), full: Vec::new(), jump: true };
-        Greedy { sigma, stairs: Staircase::default(), seen: Vec::new() }
+        Greedy {
+            sigma,
+            stairs: Staircase::default(),
+            seen: Vec::new(),
+            singles: Vec::new(),
+            single: false,
+            first_job: Vec::new(),
+        }
     }
 }
 
 impl Greedy {
     /// [`schedule_in_order`] into `out` (whatever it held). Chains of at most one pseudo-job each
-    /// are scheduled on a [`Staircase`] (the same schedule).
+    /// are scheduled on a [`Staircase`] (the same schedule). The engine's path prepares once per
+    /// set of chains instead ([`Greedy::prepare`]).
+    #[cfg(test)]
     pub(crate) fn schedule(
         &mut self,
         chains: &[PseudoChain],
@@ -327,26 +343,113 @@ impl Greedy {
         slots: u32,
         out: &mut FlatSchedule,
     ) -> Result<()> {
-        if chains.iter().all(|c| c.pseudo_jobs.len() <= 1) {
-            lay_out(chains, order, slots, &mut self.seen, out)?;
-            self.stairs.reset(slots);
-            for &c in order {
-                let mut ready = 0.0f64;
-                if let Some(pj) = chains[c].pseudo_jobs.first() {
-                    let start = out.pieces.len();
-                    self.stairs.fill(pj.work(), pj.bound, &mut out.pieces);
-                    let end = out.pieces.len();
-                    if end > start {
-                        ready = out.pieces[end - 1].end;
-                    }
-                    out.jobs[out.first_job[c]] = (start, end);
-                }
-                out.completion[c] = ready;
-            }
-            return Ok(());
+        self.prepare(chains);
+        self.schedule_prepared(chains, order, slots, out)
+    }
+
+    /// Reads what the staircase needs of `chains` once (issue 20: the rounding runs the greedy for
+    /// several orders of the same chains): whether every chain has at most one pseudo-job and, if
+    /// so, each one's work (`PseudoJob::work`, the sum the fill would take) and bound, and the
+    /// pseudo-jobs' layout. [`Greedy::schedule_prepared`] reads it.
+    pub(crate) fn prepare(&mut self, chains: &[PseudoChain]) {
+        self.singles.clear();
+        self.first_job.clear();
+        self.single = chains.iter().all(|c| c.pseudo_jobs.len() <= 1);
+        if !self.single {
+            return;
         }
-        self.sigma.reset(slots);
-        run_greedy(chains, order, &mut self.sigma, &mut self.seen, out)
+        let mut total = 0;
+        for chain in chains {
+            self.first_job.push(total);
+            total += chain.pseudo_jobs.len();
+            self.singles.push(chain.pseudo_jobs.first().map(|pj| (pj.work(), pj.bound)));
+        }
+        self.first_job.push(total);
+    }
+
+    /// [`Greedy::prepare`], also writing every chain's lower bound `Q` ([`chain_lower_bound`]) into
+    /// `q` and its volume ([`PseudoChain::volume`]) into `volumes` (whatever they held), in the same
+    /// pass (issue 20: the planning path reads all three per solve). For a chain of one pseudo-job
+    /// its work is summed once and the volume and critical path are the same one-term sums the
+    /// chain's methods take, so every value is theirs bit for bit (`prepare_bounds_is_the_chains`).
+    pub(crate) fn prepare_bounds(
+        &mut self,
+        chains: &[PseudoChain],
+        slots: u32,
+        q: &mut Vec<f64>,
+        volumes: &mut Vec<f64>,
+    ) {
+        self.singles.clear();
+        self.first_job.clear();
+        self.single = true;
+        q.clear();
+        volumes.clear();
+        let per_slot = f64::from(slots.max(1));
+        let mut total = 0;
+        for chain in chains {
+            let (volume, critical_path) = match chain.pseudo_jobs.as_slice() {
+                [] => {
+                    self.singles.push(None);
+                    (chain.volume(), chain.critical_path())
+                }
+                [pj] => {
+                    let work = pj.work();
+                    self.singles.push(Some((work, pj.bound)));
+                    (std::iter::once(work).sum::<f64>(), std::iter::once(work / pj.bound as f64).sum::<f64>())
+                }
+                _ => {
+                    self.single = false;
+                    (chain.volume(), chain.critical_path())
+                }
+            };
+            self.first_job.push(total);
+            total += chain.pseudo_jobs.len();
+            q.push(critical_path.max(volume / per_slot));
+            volumes.push(volume);
+        }
+        self.first_job.push(total);
+        if !self.single {
+            // As `prepare` leaves it: the general path reads the chains.
+            self.singles.clear();
+            self.first_job.clear();
+        }
+    }
+
+    /// [`Greedy::schedule`] of the chains last given to [`Greedy::prepare`] (`chains` must be
+    /// them): the staircase reads the prepared works and bounds, not the chains.
+    pub(crate) fn schedule_prepared(
+        &mut self,
+        chains: &[PseudoChain],
+        order: &[usize],
+        slots: u32,
+        out: &mut FlatSchedule,
+    ) -> Result<()> {
+        if !self.single || self.singles.len() != chains.len() {
+            self.sigma.reset(slots);
+            return run_greedy(chains, order, &mut self.sigma, &mut self.seen, out);
+        }
+        check_order(chains.len(), order, slots, &mut self.seen)?;
+        out.pieces.clear();
+        out.first_job.clone_from(&self.first_job);
+        out.jobs.clear();
+        out.jobs.resize(self.first_job.last().copied().unwrap_or(0), (0, 0));
+        out.completion.clear();
+        out.completion.resize(chains.len(), 0.0);
+        self.stairs.reset(slots);
+        for &c in order {
+            let mut ready = 0.0f64;
+            if let Some((work, bound)) = self.singles[c] {
+                let start = out.pieces.len();
+                self.stairs.fill(work, bound, &mut out.pieces);
+                let end = out.pieces.len();
+                if end > start {
+                    ready = out.pieces[end - 1].end;
+                }
+                out.jobs[self.first_job[c]] = (start, end);
+            }
+            out.completion[c] = ready;
+        }
+        Ok(())
     }
 }
 
@@ -395,19 +498,7 @@ fn lay_out(
     seen: &mut Vec<bool>,
     out: &mut FlatSchedule,
 ) -> Result<()> {
-    seen.clear();
-    seen.resize(chains.len(), false);
-    for &c in order {
-        if c >= chains.len() || std::mem::replace(&mut seen[c], true) {
-            return Err(Error::job("flowflex order", format!("{order:?}"), "a permutation of the chain indices"));
-        }
-    }
-    if order.len() != chains.len() {
-        return Err(Error::job("flowflex order", format!("{order:?}"), "a permutation of the chain indices"));
-    }
-    if slots == 0 {
-        return Err(Error::job("slots", slots, "at least 1 processor"));
-    }
+    check_order(chains.len(), order, slots, seen)?;
     out.pieces.clear();
     out.first_job.clear();
     let mut total = 0;
@@ -420,6 +511,24 @@ fn lay_out(
     out.jobs.resize(total, (0, 0));
     out.completion.clear();
     out.completion.resize(chains.len(), 0.0);
+    Ok(())
+}
+
+/// Checks that `order` is a permutation of `0..chains` and `slots ≥ 1`. `seen` is a scratch.
+fn check_order(chains: usize, order: &[usize], slots: u32, seen: &mut Vec<bool>) -> Result<()> {
+    seen.clear();
+    seen.resize(chains, false);
+    for &c in order {
+        if c >= chains || std::mem::replace(&mut seen[c], true) {
+            return Err(Error::job("flowflex order", format!("{order:?}"), "a permutation of the chain indices"));
+        }
+    }
+    if order.len() != chains {
+        return Err(Error::job("flowflex order", format!("{order:?}"), "a permutation of the chain indices"));
+    }
+    if slots == 0 {
+        return Err(Error::job("slots", slots, "at least 1 processor"));
+    }
     Ok(())
 }
 
@@ -453,10 +562,23 @@ pub(crate) fn deadline_order_into(q: &[f64], deadlines: &[f64], order: &mut Vec<
 
 /// The chains by decreasing lower bound `q`, ties to the smaller index, into `by_q`: the order
 /// [`deadline_order_into`] gives among chains of equal deadline.
-pub(crate) fn by_q_into(q: &[f64], by_q: &mut Vec<usize>) {
+/// `keys` is a scratch: the chains are sorted as `(!total_key(q_j), j)` pairs, which compare as
+/// the chains do (decreasing `q` by `total_cmp`, then increasing index) without reading `q`
+/// through the index at every comparison (issue 20).
+pub(crate) fn by_q_into(q: &[f64], keys: &mut Vec<(i64, usize)>, by_q: &mut Vec<usize>) {
+    keys.clear();
+    keys.extend(q.iter().enumerate().map(|(j, &q)| (!total_key(q), j)));
+    keys.sort_unstable();
     by_q.clear();
-    by_q.extend(0..q.len());
-    by_q.sort_unstable_by(|&a, &b| q[b].total_cmp(&q[a]).then(a.cmp(&b)));
+    by_q.extend(keys.iter().map(|&(_, j)| j));
+}
+
+/// An integer that orders as `f64::total_cmp` orders: `total_key(a).cmp(&total_key(b))` is
+/// `a.total_cmp(&b)` (the standard library's own transform: negative values have their other bits
+/// flipped, so they order backwards, below the positive ones). `!` reverses it.
+fn total_key(x: f64) -> i64 {
+    let bits = x.to_bits() as i64;
+    bits ^ (((bits >> 63) as u64) >> 1) as i64
 }
 
 /// [`deadline_order_into`] for deadlines that are points of an increasing grid of `points` points,
@@ -709,6 +831,70 @@ pub(crate) mod tests {
             order.push(chains.len());
             greedy.schedule(&mixed, &order, slots, &mut out).unwrap();
             prop_assert_eq!(bits(&out.to_chains()), bits(&schedule_in_order(&mixed, &order, slots).unwrap()));
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(512))]
+        /// `prepare_bounds` gives `chain_lower_bound` and `volume` bit for bit, and the prepared
+        /// greedy the walk's schedule, on chains of one pseudo-job (one to three jobs, odd works,
+        /// bounds 0 to 20), empty chains and chains of several pseudo-jobs (then the general path),
+        /// one `Greedy` reused across instances.
+        #[test]
+        fn prepare_bounds_is_the_chains(
+            instances in proptest::collection::vec((
+                1u32..=9,
+                proptest::collection::vec((0u32..=97, any::<bool>(), 0.0f64..50.0, 1usize..=3, 0u64..=20, 0u8..8), 1..25),
+                proptest::collection::vec(any::<u32>(), 25),
+            ), 3),
+        ) {
+            let mut greedy = Greedy::default();
+            let (mut q, mut volumes, mut out) = (vec![7.0], Vec::new(), FlatSchedule::default());
+            for (slots, parts, keys) in instances {
+                let chains: Vec<PseudoChain> = parts
+                    .iter()
+                    .map(|&(sevenths, exact, any, portions, bound, kind)| {
+                        let work = if exact { f64::from(sevenths) / 7.0 } else { any };
+                        match kind {
+                            0 => PseudoChain { pseudo_jobs: Vec::new() },
+                            1 => chain(&[(work, bound.max(1)), (1.0 + work / 3.0, 2)]),
+                            _ => singleton(work, portions, bound),
+                        }
+                    })
+                    .collect();
+                greedy.prepare_bounds(&chains, slots, &mut q, &mut volumes);
+                let expected_q: Vec<u64> = chains.iter().map(|c| chain_lower_bound(c, slots).to_bits()).collect();
+                let expected_v: Vec<u64> = chains.iter().map(|c| c.volume().to_bits()).collect();
+                prop_assert_eq!(q.iter().map(|x| x.to_bits()).collect::<Vec<_>>(), expected_q);
+                prop_assert_eq!(volumes.iter().map(|x| x.to_bits()).collect::<Vec<_>>(), expected_v);
+                let mut order: Vec<usize> = (0..chains.len()).collect();
+                order.sort_by_key(|&c| keys[c]);
+                greedy.schedule_prepared(&chains, &order, slots, &mut out).unwrap();
+                prop_assert_eq!(bits(&out.to_chains()), bits(&schedule_in_order(&chains, &order, slots).unwrap()));
+            }
+        }
+
+        /// `by_q_into`'s keyed sort is the comparator's sort (decreasing `q` by `total_cmp`, ties to
+        /// the smaller index) on values with ties, signed zeros, negatives, infinities and NaNs.
+        #[test]
+        fn by_q_keys_sort_as_the_comparator(
+            picks in proptest::collection::vec((0usize..10, -5.0f64..5.0, any::<f64>()), 0..30),
+        ) {
+            let special = [0.0, -0.0, 1.0, 1.0 + f64::EPSILON, -1.0, f64::INFINITY, f64::NEG_INFINITY, f64::NAN, -f64::NAN];
+            let q: Vec<f64> = picks
+                .iter()
+                .map(|&(kind, small, any)| match kind {
+                    0..=4 => special[kind * 2 % special.len()],
+                    5 | 6 => small,
+                    7 => special[7 + kind % 2],
+                    _ => any,
+                })
+                .collect();
+            let (mut keys, mut by_q) = (Vec::new(), vec![3]);
+            by_q_into(&q, &mut keys, &mut by_q);
+            let mut expected: Vec<usize> = (0..q.len()).collect();
+            expected.sort_by(|&a, &b| q[b].total_cmp(&q[a]).then(a.cmp(&b)));
+            prop_assert_eq!(by_q, expected);
         }
     }
 

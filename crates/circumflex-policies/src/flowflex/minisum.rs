@@ -489,9 +489,15 @@ pub struct PlanningBasis {
 struct Rounding {
     q: Vec<f64>,
     volumes: Vec<f64>,
-    deadlines: Vec<f64>,
     /// The chains by decreasing `q`, ties to the smaller index: the deadline order's tie-break.
     by_q: Vec<usize>,
+    /// [`by_q_into`]'s sort keys: a scratch.
+    q_keys: Vec<(i64, usize)>,
+    /// The geometric grid's offsets `o_1 = 1, o_{i+1} = max(o_i + 1, ⌈r·o_i⌉)` for the ratio
+    /// `offsets_ratio`, as far as a grid has needed them ([`plan_on_geometric_grid`]): the same
+    /// numbers for every plan, computed once.
+    offsets: Vec<f64>,
+    offsets_ratio: f64,
     /// Per fraction and chain (`t · m + j`), the grid index of its deadline.
     crossings: Vec<usize>,
     /// Per fraction, chain `j`'s threshold `θ·V_j` (slack included): a scratch.
@@ -846,11 +852,66 @@ pub(crate) fn plan_from(
     basis: &mut PlanningBasis,
 ) -> Result<()> {
     check_rounding_inputs(chains, costs, grid, thetas)?;
-    let mut r = std::mem::take(&mut basis.rounding);
+    let r = &mut basis.rounding;
     r.q.clear();
     r.q.extend(chains.iter().map(|c| chain_lower_bound(c, slots)));
     r.volumes.clear();
     r.volumes.extend(chains.iter().map(PseudoChain::volume));
+    r.greedy.prepare(chains);
+    plan_with_inputs(chains, costs, slots, grid, thetas, keys, basis)
+}
+
+/// [`geometric_grid_into`] into `grid`, then [`plan_from`] on it, computing the chains' lower
+/// bounds `Q_j` (and volumes) once for both (issue 20: the grid's horizon reads `max_j Q_j`, and
+/// the relaxation and the rounding read every `Q_j`), and the grid's offsets only when the ratio
+/// changes or a horizon needs more of them. The same grid and plan as the two calls.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn plan_on_geometric_grid(
+    chains: &[PseudoChain],
+    costs: &[Penalty],
+    slots: u32,
+    ratio: f64,
+    thetas: &[f64],
+    keys: &[u64],
+    basis: &mut PlanningBasis,
+    grid: &mut Vec<f64>,
+) -> Result<()> {
+    if !(ratio.is_finite() && ratio > 1.0) {
+        return Err(Error::job("minisum grid ratio", ratio, "a finite number > 1"));
+    }
+    let r = &mut basis.rounding;
+    r.greedy.prepare_bounds(chains, slots, &mut r.q, &mut r.volumes);
+    // `horizon_units(chains, slots, 1.0)` from the same `Q_j`.
+    let max_q = r.q.iter().copied().fold(0.0, f64::max);
+    let horizon = 2.0 * chains.len() as f64 * (max_q / 1.0).ceil().max(1.0);
+    if r.offsets_ratio.to_bits() != ratio.to_bits() {
+        r.offsets.clear();
+        r.offsets_ratio = ratio;
+    }
+    // The offsets up to the first one at or past the horizon (which ends `geometric_grid_into`'s loop).
+    while r.offsets.last().map_or(true, |&o| o < horizon) {
+        let next = r.offsets.last().map_or(1.0, |&o: &f64| (o + 1.0).max((o * ratio).ceil()));
+        r.offsets.push(next);
+    }
+    grid.clear();
+    grid.extend(r.offsets.iter().take_while(|&&o| o < horizon));
+    grid.push(horizon);
+    check_rounding_inputs(chains, costs, grid, thetas)?;
+    plan_with_inputs(chains, costs, slots, grid, thetas, keys, basis)
+}
+
+/// [`plan_from`] once `basis.rounding` holds the chains' `Q_j` and volumes and its greedy is
+/// prepared for them ([`Greedy::prepare`]).
+fn plan_with_inputs(
+    chains: &[PseudoChain],
+    costs: &[Penalty],
+    slots: u32,
+    grid: &[f64],
+    thetas: &[f64],
+    keys: &[u64],
+    basis: &mut PlanningBasis,
+) -> Result<()> {
+    let mut r = std::mem::take(&mut basis.rounding);
     let intervals = grid.len();
     r.charges.clear();
     if r.fill.certify(&r.q, &r.volumes, slots, grid, costs, thetas) {
@@ -891,7 +952,7 @@ pub(crate) fn planned(basis: &PlanningBasis) -> (&FlatSchedule, &[usize]) {
 }
 
 /// [`best_rounding`]'s loop over the fractions, on `r`'s vectors, from the relaxation's charges
-/// (`r.charges`). The same deadlines, orders and greedies, found with less work (issue 20): every
+/// (`r.charges`), with `r.greedy` prepared for `chains` ([`Greedy::prepare`]). The same deadlines, orders and greedies, found with less work (issue 20): every
 /// fraction's deadline of a chain in one pass over its row ([`crossings_into`]), and each fraction's
 /// order by a counting sort of the deadlines' grid indices over the chains sorted once by `Q`
 /// ([`order_by_intervals`]).
@@ -913,33 +974,38 @@ fn round_into(
         let row = &charges[j * intervals..(j + 1) * intervals];
         crossings_into(row, thresholds, &mut crossings[j..], m);
     }
-    by_q_into(&r.q, &mut r.by_q);
+    by_q_into(&r.q, &mut r.q_keys, &mut r.by_q);
     r.tried.clear();
-    let mut found = false;
+    let mut best = None;
     for (t, &theta) in thetas.iter().enumerate() {
         let crossings = &r.crossings[t * m..(t + 1) * m];
-        r.deadlines.clear();
-        r.deadlines.extend(crossings.iter().map(|&k| grid[k]));
+        // The order is a function of the deadlines (and `by_q`): a fraction with an earlier one's
+        // deadlines has its order, which was scheduled already (or skipped as one that was).
+        if r.crossings[..t * m].chunks_exact(m).any(|earlier| earlier == crossings) {
+            continue;
+        }
         order_by_intervals(&r.by_q, crossings, intervals, &mut r.counts, &mut r.order);
         // As in `best_rounding`: an order already scheduled is not scheduled again.
         if r.tried.chunks_exact(m).any(|o| o == r.order.as_slice()) {
             continue;
         }
         r.tried.extend_from_slice(&r.order);
-        r.greedy.schedule(chains, &r.order, slots, &mut r.schedule)?;
+        r.greedy.schedule_prepared(chains, &r.order, slots, &mut r.schedule)?;
         let objective: f64 = r.schedule.completions().iter().zip(costs).map(|(&c, w)| w.eval(c)).sum();
-        if !found || objective < r.objective {
-            found = true;
+        if best.is_none() || objective < r.objective {
+            best = Some(t);
             r.theta = theta;
             r.objective = objective;
-            std::mem::swap(&mut r.deadlines, &mut r.best_deadlines);
             std::mem::swap(&mut r.order, &mut r.best_order);
             std::mem::swap(&mut r.schedule, &mut r.best);
         }
     }
-    if !found {
+    let Some(t) = best else {
         return Err(Error::job("minisum rounding fraction", "[]", "at least one fraction"));
-    }
+    };
+    // Only the kept fraction's deadlines are read.
+    r.best_deadlines.clear();
+    r.best_deadlines.extend(r.crossings[t * m..(t + 1) * m].iter().map(|&k| grid[k]));
     Ok(())
 }
 
@@ -1548,6 +1614,7 @@ mod tests {
                 r.volumes.clear();
                 r.volumes.extend(chains.iter().map(PseudoChain::volume));
                 r.charges.clone_from(&charges);
+                r.greedy.prepare(&chains);
                 round_into(&mut r, &chains, &costs, slots, &grid, &thetas).unwrap();
                 let (theta, deadlines, order, schedule, objective) =
                     oracle_rounding(&chains, &costs, slots, &grid, &thetas, &charges).unwrap();
@@ -1561,6 +1628,74 @@ mod tests {
                 prop_assert_eq!(
                     super::super::greedy::tests::bits(&r.best.to_chains()),
                     super::super::greedy::tests::bits(&schedule)
+                );
+            }
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+        /// `plan_on_geometric_grid` is `geometric_grid_into` then `plan_from`: the same grid and the
+        /// same plan (fraction, objective, deadlines, order, schedule) bit for bit, on one basis
+        /// each kept across a sequence of instances (singletons only or mixed with flows with and
+        /// without edges), ratios changing or not between them (the offsets kept or recomputed),
+        /// linear costs (the fill's path) or tardiness (the network's); chains with no pseudo-job
+        /// (no work) too, which leave `Q = 0` and errors to both.
+        #[test]
+        fn the_geometric_plan_is_grid_then_plan(
+            instances in proptest::collection::vec((
+                proptest::collection::vec(arb_any_chain(), 1..20),
+                any::<bool>(),
+                1u32..=8,
+                0usize..4,
+                proptest::collection::vec(1u32..=10, 20),
+                any::<bool>(),
+            ), 4),
+            empty in any::<bool>(),
+        ) {
+            let ratios = [1.5, 1.5, 2.0, 1.25];
+            let thetas = [0.3, 0.5, 0.7];
+            let (mut basis, mut reference) = (PlanningBasis::default(), PlanningBasis::default());
+            let (mut grid, mut expected_grid) = (Vec::new(), Vec::new());
+            for (chains, singletons, slots, ratio, slopes, tardy_costs) in instances {
+                let mut chains: Vec<PseudoChain> = if singletons {
+                    chains.into_iter().filter(|c| c.pseudo_jobs.len() == 1).collect()
+                } else {
+                    chains
+                };
+                if empty {
+                    chains.push(PseudoChain { pseudo_jobs: Vec::new() });
+                }
+                let ratio = ratios[ratio];
+                let costs: Vec<Penalty> = slopes[..chains.len().min(20)]
+                    .iter()
+                    .map(|&w| if tardy_costs { tardy(f64::from(w)) } else { linear(f64::from(w)) })
+                    .chain(std::iter::repeat(linear(1.0)))
+                    .take(chains.len())
+                    .collect();
+                let keys: Vec<u64> = (0..chains.len() as u64).collect();
+                let got = plan_on_geometric_grid(&chains, &costs, slots, ratio, &thetas, &keys, &mut basis, &mut grid);
+                let want = geometric_grid_into(&chains, slots, ratio, &mut expected_grid)
+                    .and_then(|()| plan_from(&chains, &costs, slots, &expected_grid, &thetas, &keys, &mut reference));
+                prop_assert_eq!(got.is_ok(), want.is_ok());
+                prop_assert_eq!(
+                    grid.iter().map(|t| t.to_bits()).collect::<Vec<_>>(),
+                    expected_grid.iter().map(|t| t.to_bits()).collect::<Vec<_>>()
+                );
+                if got.is_err() {
+                    continue;
+                }
+                let (a, b) = (&basis.rounding, &reference.rounding);
+                prop_assert_eq!(a.theta.to_bits(), b.theta.to_bits());
+                prop_assert_eq!(a.objective.to_bits(), b.objective.to_bits());
+                prop_assert_eq!(
+                    a.best_deadlines.iter().map(|d| d.to_bits()).collect::<Vec<_>>(),
+                    b.best_deadlines.iter().map(|d| d.to_bits()).collect::<Vec<_>>()
+                );
+                prop_assert_eq!(&a.best_order, &b.best_order);
+                prop_assert_eq!(
+                    super::super::greedy::tests::bits(&a.best.to_chains()),
+                    super::super::greedy::tests::bits(&b.best.to_chains())
                 );
             }
         }

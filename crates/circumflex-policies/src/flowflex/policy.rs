@@ -921,9 +921,17 @@ fn solve(
     grid: &mut Vec<f64>,
 ) -> Option<Solved> {
     let outcome = match objective.aggregate() {
-        Aggregate::MiniSum => super::minisum::geometric_grid_into(chains, slots, ENGINE_GRID_RATIO, grid)
-            .and_then(|()| super::minisum::plan_from(chains, costs, slots, grid, &[0.3, 0.5, 0.7], keys, basis))
-            .map(|()| Solved::Kept),
+        Aggregate::MiniSum => super::minisum::plan_on_geometric_grid(
+            chains,
+            costs,
+            slots,
+            ENGINE_GRID_RATIO,
+            &[0.3, 0.5, 0.7],
+            keys,
+            basis,
+            grid,
+        )
+        .map(|()| Solved::Kept),
         Aggregate::MiniMax => {
             let lb0 = super::minimax::basic_lower_bound(chains, costs, slots);
             super::minimax::minimax(chains, costs, slots, 1e-3 * lb0.abs().max(1.0)).map(|m| Solved::Built(m.schedule))
