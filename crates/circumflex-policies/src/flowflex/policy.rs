@@ -673,6 +673,9 @@ struct Stage1 {
     /// Their keys, in order, and `(key, index)` of them, sorted: the lookup.
     keys: Vec<u64>,
     by_key: Vec<(u64, usize)>,
+    /// Whether `by_key` still names the entries of `keys` (a merged run leaves it to the next run
+    /// that looks entries up, which sorts it then).
+    by_key_stale: bool,
     /// Flows whose Stage 1 was reused, renewed and run (tests and probes).
     counts: [u64; 3],
     /// The last run's entries while a run looks them up (a scratch, empty between runs).
@@ -680,6 +683,10 @@ struct Stage1 {
     /// [`PseudoChain::rebuild`]'s scratch.
     chain: ChainScratch,
 }
+
+/// Arrivals up to which [`Stage1::merge`] pairs entries (more, and the last order may have been
+/// shuffled rather than thinned: the key lookup pairs them instead).
+const MERGED_ARRIVALS: usize = 4;
 
 /// [`Stage1`]'s per-flow vectors: flows, chains, and whether on edges with the topological order.
 type Stage1Vecs = (Vec<Flow>, Vec<PseudoChain>, Vec<(bool, Vec<usize>)>);
@@ -716,6 +723,15 @@ impl Stage1 {
             }
             return true;
         }
+        if let Some(ok) = if reusable { self.merge(last, specs, keys, capacity, recapped) } else { None } {
+            return ok;
+        }
+        if reusable && self.by_key_stale {
+            self.by_key.clear();
+            self.by_key.extend(self.keys.iter().enumerate().map(|(i, &k)| (k, i)));
+            self.by_key.sort_unstable();
+        }
+        self.by_key_stale = false;
         // The last run's entries move to `old` whole (the vectors swap); each found one moves
         // once, into this run's place, leaving a placeholder (no jobs: no real flow has none).
         let old = &mut self.old;
@@ -782,6 +798,78 @@ impl Stage1 {
         true
     }
 
+    /// The common change between runs in place (issue 20): this run's flows are the last run's
+    /// in the same order with some gone (departures), then a few new ones (arrivals, fewer than
+    /// [`MERGED_ARRIVALS`], none of whose keys the last run had). Each kept entry slides down over the departed ones (swaps, no
+    /// clone), is kept, renewed or replaced there as [`keep`] and [`fresh`] decide, and the
+    /// arrivals run [`fresh`] at the end; the key lookup is left to sort when next needed.
+    /// `None` (nothing touched) when the keys do not line up so; otherwise whether the run
+    /// succeeded, as [`Stage1::run`]. Keys only pair entries with specs:
+    /// an entry paired with another flow of the same key fails [`keep`]'s bit comparison and runs
+    /// [`fresh`], so the entries are exactly those of a fresh Stage 1 in any case
+    /// (`renewed_stage1_is_a_fresh_one` drives arrivals, departures and colliding keys through it).
+    fn merge(
+        &mut self,
+        last: &[FlowSpec],
+        specs: &[FlowSpec],
+        keys: &[u64],
+        capacity: u32,
+        recapped: bool,
+    ) -> Option<bool> {
+        let keys = keys.get(..specs.len())?;
+        // Pair the last run's keys in order with a prefix of this run's.
+        let mut matched = 0;
+        for &k in &self.keys {
+            if keys.get(matched) == Some(&k) {
+                matched += 1;
+            }
+        }
+        // Few arrivals, none of them a flow of the last run (that would be a reordering, whose
+        // entries the lookup finds).
+        let arrivals = &keys[matched..];
+        if arrivals.len() >= MERGED_ARRIVALS || arrivals.iter().any(|k| self.keys.contains(k)) {
+            return None;
+        }
+        let mut w = 0;
+        for i in 0..self.flows.len() {
+            if w >= matched || self.keys[i] != keys[w] {
+                continue;
+            }
+            if i != w {
+                self.flows.swap(w, i);
+                self.chains.swap(w, i);
+                self.orders.swap(w, i);
+            }
+            let (flow, chain, order) = (&mut self.flows[w], &mut self.chains[w], &self.orders[w]);
+            if !keep(flow, chain, order, &last[i], &specs[w], capacity, recapped, &mut self.chain, &mut self.counts) {
+                self.counts[2] += 1;
+                match fresh(&specs[w], capacity, &mut self.chain) {
+                    Some((flow, chain, order)) => {
+                        (self.flows[w], self.chains[w], self.orders[w]) = (flow, chain, order)
+                    }
+                    None => return Some(self.fail()),
+                }
+            }
+            w += 1;
+        }
+        self.flows.truncate(matched);
+        self.chains.truncate(matched);
+        self.orders.truncate(matched);
+        for spec in &specs[matched..] {
+            self.counts[2] += 1;
+            let Some((flow, chain, order)) = fresh(spec, capacity, &mut self.chain) else {
+                return Some(self.fail());
+            };
+            self.flows.push(flow);
+            self.chains.push(chain);
+            self.orders.push(order);
+        }
+        self.keys.clear();
+        self.keys.extend_from_slice(keys);
+        self.by_key_stale = true;
+        Some(true)
+    }
+
     /// A failed run: nothing is kept.
     fn fail(&mut self) -> bool {
         self.flows.clear();
@@ -789,6 +877,7 @@ impl Stage1 {
         self.orders.clear();
         self.keys.clear();
         self.by_key.clear();
+        self.by_key_stale = false;
         false
     }
 }
@@ -1433,6 +1522,31 @@ mod tests {
         let fresh = validated(&spec(4.5), 4).unwrap().0;
         assert_eq!(stage1.chains[0], PseudoChain::from_flow(&fresh));
         assert_eq!(stage1.flows[0], fresh);
+    }
+
+    /// A departure and an arrival keep every other entry (merged in place, not looked up), and a
+    /// reordering afterwards finds them through the key lookup the merge left to sort.
+    #[test]
+    fn departures_and_arrivals_keep_the_other_entries() {
+        let spec = |work: f64| FlowSpec {
+            jobs: vec![FlowJob { work, max_parallelism: 2 }],
+            edges: Vec::new(),
+            cost: Penalty::Linear { slope: 1.0, origin: 0.0 },
+        };
+        let (a, b, c, d) = (spec(1.0), spec(2.0), spec(3.0), spec(4.0));
+        let mut stage1 = Stage1::default();
+        let first = [a.clone(), b.clone(), c.clone()];
+        assert!(stage1.run(&[], &first, &[1, 2, 3], 4));
+        let second = [a.clone(), c.clone(), d.clone()];
+        assert!(stage1.run(&first, &second, &[1, 3, 4], 4));
+        assert_eq!(stage1.counts, [2, 0, 4]);
+        assert!(stage1.by_key_stale);
+        let third = [d.clone(), c.clone(), a.clone()];
+        assert!(stage1.run(&second, &third, &[4, 3, 1], 4));
+        assert_eq!(stage1.counts, [5, 0, 4]);
+        for (flow, spec) in stage1.flows.iter().zip(&third) {
+            assert_eq!(flow, &validated(spec, 4).unwrap().0);
+        }
     }
 
     #[test]
