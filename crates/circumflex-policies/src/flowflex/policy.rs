@@ -831,7 +831,8 @@ impl Stage1 {
             return None;
         }
         let mut w = 0;
-        for i in 0..self.flows.len() {
+        // `last` is aligned with the entries (the caller checked their lengths).
+        for (i, before) in last.iter().enumerate().take(self.flows.len()) {
             if w >= matched || self.keys[i] != keys[w] {
                 continue;
             }
@@ -841,7 +842,7 @@ impl Stage1 {
                 self.orders.swap(w, i);
             }
             let (flow, chain, order) = (&mut self.flows[w], &mut self.chains[w], &self.orders[w]);
-            if !keep(flow, chain, order, &last[i], &specs[w], capacity, recapped, &mut self.chain, &mut self.counts) {
+            if !keep(flow, chain, order, before, &specs[w], capacity, recapped, &mut self.chain, &mut self.counts) {
                 self.counts[2] += 1;
                 match fresh(&specs[w], capacity, &mut self.chain) {
                     Some((flow, chain, order)) => {
