@@ -51,7 +51,7 @@
 //!   repair had no such certificate and could pick another optimum among equal-cost ones depending
 //!   on the history of plans.) What the policy also keeps between plans is exact: the flow views
 //!   (nodes, edges, the reported [`Plan::flows`] entry), reused while a flow's live jobs and history
-//!   are unchanged; per pool the last Stages 1-3 input (every flow's jobs, edges and cost) and
+//!   are unchanged (the whole list while the active jobs and the history are); per pool the last Stages 1-3 input (every flow's jobs, edges and cost) and
 //!   schedule, reused when the next plan's input is the same bit for bit (`PoolSolve`); and per pool
 //!   and flow the last Stage 1 (validated flow and pseudo-chain), reused for a flow whose input is
 //!   the same bit for bit (`Stage1`: an arrival, a departure or a task's end changes one flow), and
