@@ -109,7 +109,7 @@ impl Penalty {
     /// `F(t)`.
     pub fn eval(&self, t: f64) -> f64 {
         match self {
-            Penalty::Linear { slope, origin } => slope * (t - origin),
+            Penalty::Linear { slope, origin } => Penalty::linear_at(*slope, *origin, t),
             Penalty::Tardiness { slope, due } => slope * (t - due).max(0.0),
             Penalty::Steps(steps) => {
                 let k = steps.partition_point(|s| s.0 < t);
@@ -121,6 +121,13 @@ impl Penalty {
             }
             Penalty::Zero => 0.0,
         }
+    }
+
+    /// `Penalty::Linear { slope, origin }.eval(t)`, for a caller that has the coefficients at hand
+    /// (the FlowFlex fill's unit costs, which must be the network's bit for bit).
+    #[inline]
+    pub fn linear_at(slope: f64, origin: f64, t: f64) -> f64 {
+        slope * (t - origin)
     }
 }
 

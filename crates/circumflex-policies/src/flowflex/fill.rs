@@ -50,6 +50,7 @@
 //! per merged block), a walk through them that is not a tree walk closes a cycle of chains and
 //! merged blocks (refused by the forest check), while a tree walk weighs exactly 0, not `ε`.
 
+use super::greedy::decreasing_order_into;
 use super::minisum::{first_interval, interval_capacities, rounding_is_robust, unit_cost};
 use crate::flex::metrics::Penalty;
 use std::cmp::Ordering;
@@ -84,8 +85,9 @@ pub(crate) struct ForwardFill {
     /// Per chain and interval, the unit cost `c_jk` (meaningful from the chain's first interval).
     unit: Vec<f64>,
     first: Vec<usize>,
-    /// Per chain, its sort key ([`steepest_first_key`]); the chains steepest first.
-    keys: Vec<u128>,
+    /// Per chain, its steepness `slope_j / V_j`, and the sort's keys ([`decreasing_order_into`]).
+    steepness: Vec<f64>,
+    keys: Vec<(i64, usize)>,
     order: Vec<usize>,
     /// The forward fill's chains with volume left, steepest first (a scratch).
     active: Vec<usize>,
@@ -159,7 +161,7 @@ impl ForwardFill {
     fn prepare(&mut self, q: &[f64], volumes: &[f64], slots: u32, grid: &[f64], costs: &[Penalty]) -> bool {
         let (m, intervals) = (volumes.len(), grid.len());
         self.first.clear();
-        self.keys.clear();
+        self.steepness.clear();
         self.unit.clear();
         self.unit.resize(m * intervals, 0.0);
         let mut max_cost = 0.0f64;
@@ -170,16 +172,16 @@ impl ForwardFill {
                 return false;
             }
             // As `minisum::build_network_into` reads the first interval and the arc costs
-            // (`unit_cost(costs[j].eval(t), volume)`, `Penalty::eval` written out for a linear
-            // cost: the same operations, so the same bits, in a loop the compiler vectorises).
+            // (`unit_cost(costs[j].eval(t), volume)`, the linear case's own expression without the
+            // match per point: the same bits, in a loop the compiler vectorises).
             let first = first_interval(grid, q[j]);
             if first >= intervals {
                 return false;
             }
             self.first.push(first);
-            self.keys.push(steepest_first_key(slope / volume, j));
+            self.steepness.push(slope / volume);
             for (unit, &t) in row.iter_mut().zip(grid) {
-                *unit = unit_cost(slope * (t - origin), volume);
+                *unit = unit_cost(Penalty::linear_at(slope, origin, t), volume);
             }
             // The margin's largest cost: a linear cost's unit costs are monotone in time (every
             // step below is), so a row's largest is at one of its ends.
@@ -197,11 +199,8 @@ impl ForwardFill {
             }
         }
         self.max_cost = max_cost;
-        // Steepest first, ties by index (a total order, so the unstable sort gives the stable
-        // one's order), sorted as plain integers ([`steepest_first_key`]).
-        self.keys.sort_unstable();
-        self.order.clear();
-        self.order.extend(self.keys.iter().map(|&key| key as u64 as usize));
+        // Steepest first, ties by index.
+        decreasing_order_into(&self.steepness, &mut self.keys, &mut self.order);
         // The prefix capacities as the network sums its sink arcs.
         self.capacity.clear();
         let mut capacity = 0.0;
@@ -493,16 +492,6 @@ impl ForwardFill {
             (home..=last).zip(&row[home..=last]).map(|(k, &x)| (k, x))
         })
     }
-}
-
-/// Chain `j`'s key in the fill's order, steepness `steepness` (`slope / V_j`): keys sort, as
-/// integers, by decreasing steepness in `f64::total_cmp`'s order, then by increasing index, the
-/// order of `steepness[b].total_cmp(&steepness[a]).then(a.cmp(&b))` (the low 64 bits are `j`).
-fn steepest_first_key(steepness: f64, j: usize) -> u128 {
-    let bits = steepness.to_bits();
-    // `total_cmp`'s order as unsigned integers: negative values reversed below the positive ones.
-    let ascending = if bits >> 63 == 1 { !bits } else { bits | 1 << 63 };
-    u128::from(!ascending) << 64 | j as u128
 }
 
 /// Union-find root with path halving.
@@ -804,34 +793,8 @@ mod tests {
         }
     }
 
-    /// A steepness for the key tests: every sign, zeros of both signs, infinities, NaN, and ties.
-    fn arb_steepness() -> impl proptest::strategy::Strategy<Value = f64> {
-        use proptest::prelude::*;
-        prop_oneof![
-            (-4i32..=4).prop_map(|x| f64::from(x) * 0.25),
-            proptest::num::f64::ANY,
-            Just(-0.0),
-            Just(f64::INFINITY),
-            Just(f64::NEG_INFINITY),
-            Just(f64::NAN),
-            Just(-f64::NAN),
-        ]
-    }
-
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(500))]
-        /// The keys sort the chains in the comparison's order (the fast path of `prepare`'s sort
-        /// against the one it replaces).
-        #[test]
-        fn steepest_first_keys_sort_as_the_comparison(steepness in proptest::collection::vec(arb_steepness(), 0..=30)) {
-            let mut expected: Vec<usize> = (0..steepness.len()).collect();
-            expected.sort_unstable_by(|&a, &b| steepness[b].total_cmp(&steepness[a]).then(a.cmp(&b)));
-            let mut keys: Vec<u128> = steepness.iter().enumerate().map(|(j, &s)| steepest_first_key(s, j)).collect();
-            keys.sort_unstable();
-            let order: Vec<usize> = keys.iter().map(|&key| key as u64 as usize).collect();
-            proptest::prop_assert_eq!(order, expected);
-        }
-
         /// The first interval counted is the binary search's (`minisum::first_interval` against the
         /// search it replaces), on increasing grids, at and around their points.
         #[test]

@@ -42,18 +42,7 @@ impl Flow {
         if jobs.is_empty() {
             return Err(Error::job("flow.jobs", "[]", "at least one job"));
         }
-        for (i, job) in jobs.iter().enumerate() {
-            if !(job.work.is_finite() && job.work > 0.0) {
-                return Err(Error::job(&format!("flow.jobs[{i}].work"), job.work, "a finite number > 0"));
-            }
-            if job.max_parallelism == 0 || job.max_parallelism > slots {
-                return Err(Error::job(
-                    &format!("flow.jobs[{i}].max_parallelism"),
-                    job.max_parallelism,
-                    format!("an integer in 1..={slots} (the cluster's slots)"),
-                ));
-            }
-        }
+        validate_jobs(&jobs, slots)?;
         let precedence = Precedence::from_edges(jobs.len(), edges)?;
         validate_cost(&cost)?;
         Ok(Flow { jobs, precedence, cost })
@@ -66,9 +55,7 @@ impl Flow {
     /// or the cost, or the job count differs. The precedence is a function of the job count and the
     /// edges alone, so it is kept as it is.
     pub(crate) fn renew(&mut self, jobs: &[FlowJob], cost: &Penalty, slots: u32) -> bool {
-        let valid =
-            |job: &FlowJob| job.work.is_finite() && job.work > 0.0 && (1..=slots).contains(&job.max_parallelism);
-        if jobs.len() != self.jobs.len() || !jobs.iter().all(valid) || validate_cost(cost).is_err() {
+        if jobs.len() != self.jobs.len() || validate_jobs(jobs, slots).is_err() || validate_cost(cost).is_err() {
             return false;
         }
         self.jobs.copy_from_slice(jobs);
@@ -149,6 +136,24 @@ impl Flow {
     pub fn completion_lower_bound(&self, slots: u32) -> f64 {
         self.critical_path().max(self.squashed_area(slots))
     }
+}
+
+/// Every job's work finite and positive and its `δ_i` in `1..=slots` (what [`Flow::new`] and
+/// [`Flow::renew`] both require); the error names the first job at fault.
+fn validate_jobs(jobs: &[FlowJob], slots: u32) -> Result<()> {
+    for (i, job) in jobs.iter().enumerate() {
+        if !(job.work.is_finite() && job.work > 0.0) {
+            return Err(Error::job(&format!("flow.jobs[{i}].work"), job.work, "a finite number > 0"));
+        }
+        if job.max_parallelism == 0 || job.max_parallelism > slots {
+            return Err(Error::job(
+                &format!("flow.jobs[{i}].max_parallelism"),
+                job.max_parallelism,
+                format!("an integer in 1..={slots} (the cluster's slots)"),
+            ));
+        }
+    }
+    Ok(())
 }
 
 fn validate_cost(cost: &Penalty) -> Result<()> {

@@ -307,7 +307,7 @@ pub(crate) struct Greedy {
     sigma: Utilisation,
     stairs: Staircase,
     seen: Vec<bool>,
-    /// What [`Greedy::prepare`] read of the chains: per chain, its pseudo-job's work and bound if
+    /// What [`Greedy::prepare_bounds`] read of the chains: per chain, its pseudo-job's work and bound if
     /// every chain has at most one (`None` for an empty chain), else nothing.
     singles: Vec<Option<(f64, u64)>>,
     /// Whether `singles` describes the prepared chains (every chain has at most one pseudo-job).
@@ -334,7 +334,7 @@ impl Default for Greedy {
 impl Greedy {
     /// [`schedule_in_order`] into `out` (whatever it held). Chains of at most one pseudo-job each
     /// are scheduled on a [`Staircase`] (the same schedule). The engine's path prepares once per
-    /// set of chains instead ([`Greedy::prepare`]).
+    /// set of chains instead ([`Greedy::prepare_bounds`]).
     #[cfg(test)]
     pub(crate) fn schedule(
         &mut self,
@@ -347,29 +347,19 @@ impl Greedy {
         self.schedule_prepared(chains, order, slots, out)
     }
 
+    /// [`Greedy::prepare_bounds`] without the bounds (the tests' schedules).
+    #[cfg(test)]
+    pub(crate) fn prepare(&mut self, chains: &[PseudoChain]) {
+        self.prepare_bounds(chains, 1, &mut Vec::new(), &mut Vec::new());
+    }
+
     /// Reads what the staircase needs of `chains` once (issue 20: the rounding runs the greedy for
     /// several orders of the same chains): whether every chain has at most one pseudo-job and, if
     /// so, each one's work (`PseudoJob::work`, the sum the fill would take) and bound, and the
-    /// pseudo-jobs' layout. [`Greedy::schedule_prepared`] reads it.
-    pub(crate) fn prepare(&mut self, chains: &[PseudoChain]) {
-        self.singles.clear();
-        self.first_job.clear();
-        self.single = chains.iter().all(|c| c.pseudo_jobs.len() <= 1);
-        if !self.single {
-            return;
-        }
-        let mut total = 0;
-        for chain in chains {
-            self.first_job.push(total);
-            total += chain.pseudo_jobs.len();
-            self.singles.push(chain.pseudo_jobs.first().map(|pj| (pj.work(), pj.bound)));
-        }
-        self.first_job.push(total);
-    }
-
-    /// [`Greedy::prepare`], also writing every chain's lower bound `Q` ([`chain_lower_bound`]) into
-    /// `q` and its volume ([`PseudoChain::volume`]) into `volumes` (whatever they held), in the same
-    /// pass (issue 20: the planning path reads all three per solve). For a chain of one pseudo-job
+    /// pseudo-jobs' layout ([`Greedy::schedule_prepared`] reads them); and, in the same pass, every
+    /// chain's lower bound `Q` ([`chain_lower_bound`]) into `q` and its volume
+    /// ([`PseudoChain::volume`]) into `volumes` (whatever they held: the planning path reads all
+    /// three per solve). For a chain of one pseudo-job
     /// its work is summed once and the volume and critical path are the same one-term sums the
     /// chain's methods take, so every value is theirs bit for bit (`prepare_bounds_is_the_chains`).
     pub(crate) fn prepare_bounds(
@@ -409,13 +399,13 @@ impl Greedy {
         }
         self.first_job.push(total);
         if !self.single {
-            // As `prepare` leaves it: the general path reads the chains.
+            // The general path reads the chains.
             self.singles.clear();
             self.first_job.clear();
         }
     }
 
-    /// [`Greedy::schedule`] of the chains last given to [`Greedy::prepare`] (`chains` must be
+    /// [`Greedy::schedule`] of the chains last given to [`Greedy::prepare_bounds`] (`chains` must be
     /// them): the staircase reads the prepared works and bounds, not the chains.
     pub(crate) fn schedule_prepared(
         &mut self,
@@ -560,17 +550,18 @@ pub(crate) fn deadline_order_into(q: &[f64], deadlines: &[f64], order: &mut Vec<
     order.sort_unstable_by(|&a, &b| deadlines[a].total_cmp(&deadlines[b]).then(q[b].total_cmp(&q[a])).then(a.cmp(&b)));
 }
 
-/// The chains by decreasing lower bound `q`, ties to the smaller index, into `by_q`: the order
-/// [`deadline_order_into`] gives among chains of equal deadline.
-/// `keys` is a scratch: the chains are sorted as `(!total_key(q_j), j)` pairs, which compare as
-/// the chains do (decreasing `q` by `total_cmp`, then increasing index) without reading `q`
-/// through the index at every comparison (issue 20).
-pub(crate) fn by_q_into(q: &[f64], keys: &mut Vec<(i64, usize)>, by_q: &mut Vec<usize>) {
+/// The indices of `values` by decreasing value (in `f64::total_cmp`'s order), ties to the smaller
+/// index, into `order`: the chains by decreasing `Q` (the tie-break of [`deadline_order_into`]'s
+/// order among equal deadlines) and the fill's chains steepest first. `keys` is a scratch: the
+/// indices are sorted as `(!total_key(v_j), j)` pairs, which compare as the comparator
+/// `values[b].total_cmp(&values[a]).then(a.cmp(&b))` does, without reading the values through the
+/// index at every comparison (issue 20); the order is unique, so the unstable sort gives it.
+pub(crate) fn decreasing_order_into(values: &[f64], keys: &mut Vec<(i64, usize)>, order: &mut Vec<usize>) {
     keys.clear();
-    keys.extend(q.iter().enumerate().map(|(j, &q)| (!total_key(q), j)));
+    keys.extend(values.iter().enumerate().map(|(j, &v)| (!total_key(v), j)));
     keys.sort_unstable();
-    by_q.clear();
-    by_q.extend(keys.iter().map(|&(_, j)| j));
+    order.clear();
+    order.extend(keys.iter().map(|&(_, j)| j));
 }
 
 /// An integer that orders as `f64::total_cmp` orders: `total_key(a).cmp(&total_key(b))` is
@@ -583,7 +574,7 @@ fn total_key(x: f64) -> i64 {
 
 /// [`deadline_order_into`] for deadlines that are points of an increasing grid of `points` points,
 /// given as indices (`deadlines[j] = grid[intervals[j]]`; distinct indices, distinct deadlines),
-/// with the chains sorted by `q` ([`by_q_into`]): a stable counting sort of `by_q` by index. Its
+/// with the chains sorted by `q` ([`decreasing_order_into`]): a stable counting sort of `by_q` by index. Its
 /// order is the sort's, which is unique (the comparison is a total order). `counts` is a scratch.
 pub(crate) fn order_by_intervals(
     by_q: &[usize],
@@ -874,10 +865,10 @@ pub(crate) mod tests {
             }
         }
 
-        /// `by_q_into`'s keyed sort is the comparator's sort (decreasing `q` by `total_cmp`, ties to
-        /// the smaller index) on values with ties, signed zeros, negatives, infinities and NaNs.
+        /// `decreasing_order_into`'s keyed sort is the comparator's sort (decreasing by `total_cmp`,
+        /// ties to the smaller index) on values with ties, signed zeros, negatives, infinities and NaNs.
         #[test]
-        fn by_q_keys_sort_as_the_comparator(
+        fn decreasing_order_sorts_as_the_comparator(
             picks in proptest::collection::vec((0usize..10, -5.0f64..5.0, any::<f64>()), 0..30),
         ) {
             let special = [0.0, -0.0, 1.0, 1.0 + f64::EPSILON, -1.0, f64::INFINITY, f64::NEG_INFINITY, f64::NAN, -f64::NAN];
@@ -891,7 +882,7 @@ pub(crate) mod tests {
                 })
                 .collect();
             let (mut keys, mut by_q) = (Vec::new(), vec![3]);
-            by_q_into(&q, &mut keys, &mut by_q);
+            decreasing_order_into(&q, &mut keys, &mut by_q);
             let mut expected: Vec<usize> = (0..q.len()).collect();
             expected.sort_by(|&a, &b| q[b].total_cmp(&q[a]).then(a.cmp(&b)));
             prop_assert_eq!(by_q, expected);

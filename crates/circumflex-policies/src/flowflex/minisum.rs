@@ -38,8 +38,8 @@
 use super::chain::PseudoChain;
 use super::fill::ForwardFill;
 use super::greedy::{
-    by_q_into, chain_lower_bound, deadline_order_by, order_by_intervals, schedule_in_deadline_order, within,
-    DeadlineSchedule, FlatSchedule, Greedy,
+    chain_lower_bound, deadline_order_by, decreasing_order_into, order_by_intervals, schedule_in_deadline_order,
+    within, DeadlineSchedule, FlatSchedule, Greedy,
 };
 use super::mincost::{ArcState, MinCostFlow};
 use crate::flex::metrics::Penalty;
@@ -137,7 +137,17 @@ fn check_inputs(chains: &[PseudoChain], costs: &[Penalty]) -> Result<()> {
 /// The horizon in `unit`s: `H/unit = 2m⌈max_j Q_j / unit⌉` (at least 2m).
 fn horizon_units(chains: &[PseudoChain], slots: u32, unit: f64) -> f64 {
     let max_q = chains.iter().map(|c| chain_lower_bound(c, slots)).fold(0.0, f64::max);
-    2.0 * chains.len() as f64 * (max_q / unit).ceil().max(1.0)
+    horizon_from(max_q, chains.len(), unit)
+}
+
+/// [`horizon_units`] of `chains` chains whose largest `Q_j` is `max_q`.
+fn horizon_from(max_q: f64, chains: usize, unit: f64) -> f64 {
+    2.0 * chains as f64 * (max_q / unit).ceil().max(1.0)
+}
+
+/// The geometric grids' next offset after `offset`: `max(o + 1, ⌈r·o⌉)`.
+fn next_offset(offset: f64, ratio: f64) -> f64 {
+    (offset + 1.0).max((offset * ratio).ceil())
 }
 
 /// The paper's grid: multiples of `step` up to `H`. Errors when `step` is not positive and finite
@@ -178,7 +188,7 @@ pub fn compressed_grid(chains: &[PseudoChain], costs: &[Penalty], slots: u32, ra
         let mut offset = 1.0f64;
         while anchor + offset < horizon {
             points.push(anchor + offset);
-            offset = (offset + 1.0).max((offset * ratio).ceil());
+            offset = next_offset(offset, ratio);
         }
     }
     points.push(horizon);
@@ -199,7 +209,7 @@ pub fn geometric_grid(chains: &[PseudoChain], slots: u32, ratio: f64) -> Result<
 }
 
 /// [`geometric_grid`] into `points` (whatever it held; issue 20, a grid per plan).
-pub(crate) fn geometric_grid_into(chains: &[PseudoChain], slots: u32, ratio: f64, points: &mut Vec<f64>) -> Result<()> {
+fn geometric_grid_into(chains: &[PseudoChain], slots: u32, ratio: f64, points: &mut Vec<f64>) -> Result<()> {
     if !(ratio.is_finite() && ratio > 1.0) {
         return Err(Error::job("minisum grid ratio", ratio, "a finite number > 1"));
     }
@@ -208,7 +218,7 @@ pub(crate) fn geometric_grid_into(chains: &[PseudoChain], slots: u32, ratio: f64
     let mut offset = 1.0f64;
     while offset < horizon {
         points.push(offset);
-        offset = (offset + 1.0).max((offset * ratio).ceil());
+        offset = next_offset(offset, ratio);
     }
     points.push(horizon);
     Ok(())
@@ -491,7 +501,7 @@ struct Rounding {
     volumes: Vec<f64>,
     /// The chains by decreasing `q`, ties to the smaller index: the deadline order's tie-break.
     by_q: Vec<usize>,
-    /// [`by_q_into`]'s sort keys: a scratch.
+    /// [`decreasing_order_into`]'s sort keys: a scratch.
     q_keys: Vec<(i64, usize)>,
     /// The geometric grid's offsets `o_1 = 1, o_{i+1} = max(o_i + 1, ⌈r·o_i⌉)` for the ratio
     /// `offsets_ratio`, as far as a grid has needed them ([`plan_on_geometric_grid`]): the same
@@ -853,11 +863,7 @@ pub(crate) fn plan_from(
 ) -> Result<()> {
     check_rounding_inputs(chains, costs, grid, thetas)?;
     let r = &mut basis.rounding;
-    r.q.clear();
-    r.q.extend(chains.iter().map(|c| chain_lower_bound(c, slots)));
-    r.volumes.clear();
-    r.volumes.extend(chains.iter().map(PseudoChain::volume));
-    r.greedy.prepare(chains);
+    r.greedy.prepare_bounds(chains, slots, &mut r.q, &mut r.volumes);
     plan_with_inputs(chains, costs, slots, grid, thetas, keys, basis)
 }
 
@@ -882,15 +888,14 @@ pub(crate) fn plan_on_geometric_grid(
     let r = &mut basis.rounding;
     r.greedy.prepare_bounds(chains, slots, &mut r.q, &mut r.volumes);
     // `horizon_units(chains, slots, 1.0)` from the same `Q_j`.
-    let max_q = r.q.iter().copied().fold(0.0, f64::max);
-    let horizon = 2.0 * chains.len() as f64 * (max_q / 1.0).ceil().max(1.0);
+    let horizon = horizon_from(r.q.iter().copied().fold(0.0, f64::max), chains.len(), 1.0);
     if r.offsets_ratio.to_bits() != ratio.to_bits() {
         r.offsets.clear();
         r.offsets_ratio = ratio;
     }
     // The offsets up to the first one at or past the horizon (which ends `geometric_grid_into`'s loop).
     while r.offsets.last().map_or(true, |&o| o < horizon) {
-        let next = r.offsets.last().map_or(1.0, |&o: &f64| (o + 1.0).max((o * ratio).ceil()));
+        let next = r.offsets.last().map_or(1.0, |&o| next_offset(o, ratio));
         r.offsets.push(next);
     }
     grid.clear();
@@ -901,7 +906,7 @@ pub(crate) fn plan_on_geometric_grid(
 }
 
 /// [`plan_from`] once `basis.rounding` holds the chains' `Q_j` and volumes and its greedy is
-/// prepared for them ([`Greedy::prepare`]).
+/// prepared for them ([`Greedy::prepare_bounds`]).
 fn plan_with_inputs(
     chains: &[PseudoChain],
     costs: &[Penalty],
@@ -952,7 +957,7 @@ pub(crate) fn planned(basis: &PlanningBasis) -> (&FlatSchedule, &[usize]) {
 }
 
 /// [`best_rounding`]'s loop over the fractions, on `r`'s vectors, from the relaxation's charges
-/// (`r.charges`), with `r.greedy` prepared for `chains` ([`Greedy::prepare`]). The same deadlines, orders and greedies, found with less work (issue 20): every
+/// (`r.charges`), with `r.greedy` prepared for `chains` ([`Greedy::prepare_bounds`]). The same deadlines, orders and greedies, found with less work (issue 20): every
 /// fraction's deadline of a chain in one pass over its row ([`crossings_into`]), and each fraction's
 /// order by a counting sort of the deadlines' grid indices over the chains sorted once by `Q`
 /// ([`order_by_intervals`]).
@@ -974,7 +979,7 @@ fn round_into(
         let row = &charges[j * intervals..(j + 1) * intervals];
         crossings_into(row, thresholds, &mut crossings[j..], m);
     }
-    by_q_into(&r.q, &mut r.q_keys, &mut r.by_q);
+    decreasing_order_into(&r.q, &mut r.q_keys, &mut r.by_q);
     r.tried.clear();
     let mut best = None;
     for (t, &theta) in thetas.iter().enumerate() {
